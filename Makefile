@@ -1,0 +1,143 @@
+# libprocdesc: FreeBSD process descriptors for Linux.  Plain GNU make.
+#
+#   make               the libraries and the guardian
+#   make demo          build and run examples/demo
+#   make check         build everything and run the Kyua suite
+#   make bench         benchmarks
+#   make install PREFIX=/usr/local DESTDIR=
+#   make SANITIZE=address|thread  build with a sanitizer
+
+VERSION=	0.1.0
+SOVERSION=	0
+
+PREFIX?=	/usr/local
+LIBDIR?=	$(PREFIX)/lib
+INCLUDEDIR?=	$(PREFIX)/include
+LIBEXECDIR?=	$(PREFIX)/libexec
+MANDIR?=	$(PREFIX)/share/man
+PKGCONFIGDIR?=	$(LIBDIR)/pkgconfig
+DESTDIR?=
+
+CC?=		cc
+CFLAGS?=	-O2 -g
+WERROR?=
+WARNS=		-Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes $(WERROR)
+CPPFLAGS+=	-D_GNU_SOURCE -Iinclude -Icompat
+ALL_CFLAGS=	-std=c11 $(WARNS) $(CFLAGS) $(SAN_CFLAGS)
+
+ifeq ($(SANITIZE),address)
+SAN_CFLAGS=	-fsanitize=address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=undefined
+else ifeq ($(SANITIZE),thread)
+SAN_CFLAGS=	-fsanitize=thread -fno-omit-frame-pointer
+endif
+
+O=		obj
+LIB_SRCS=	lib/procdesc.c lib/registry.c lib/watchdog.c lib/helper.c \
+		lib/fork.c
+LIB_OBJS=	$(LIB_SRCS:lib/%.c=$(O)/pic/%.o)
+LIB_AOBJS=	$(LIB_SRCS:lib/%.c=$(O)/static/%.o)
+SONAME=		libprocdesc.so.$(SOVERSION)
+SHLIB=		$(O)/libprocdesc.so.$(VERSION)
+STLIB=		$(O)/libprocdesc.a
+GUARDIAN=	$(O)/procdesc-guardian
+GUARDIAN_PATH=	$(LIBEXECDIR)/procdesc-guardian
+
+TESTS=		procdesc_test pdwait_test close_test capsicum_test
+TEST_PROGS=	$(TESTS:%=tests/%)
+TEST_CFLAGS=	$(shell pkg-config --cflags atf-c 2>/dev/null)
+TEST_LIBS=	$(shell pkg-config --libs atf-c 2>/dev/null)
+
+all: $(SHLIB) $(O)/libprocdesc.so $(STLIB) $(GUARDIAN) libprocdesc.pc
+
+$(O)/pic/%.o: lib/%.c lib/procdesc_impl.h include/sys/procdesc.h \
+    compat/syscall.h compat/linux_pidfd.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden \
+	    -DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"' -c -o $@ $<
+
+$(O)/static/%.o: lib/%.c lib/procdesc_impl.h include/sys/procdesc.h \
+    compat/syscall.h compat/linux_pidfd.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden \
+	    -DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"' -c -o $@ $<
+
+$(SHLIB): $(LIB_OBJS) lib/libprocdesc.map
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) \
+	    -Wl,--version-script,lib/libprocdesc.map -Wl,-z,defs \
+	    -o $@ $(LIB_OBJS) -pthread
+
+$(O)/libprocdesc.so: $(SHLIB)
+	ln -sf libprocdesc.so.$(VERSION) $(O)/$(SONAME)
+	ln -sf $(SONAME) $@
+
+$(STLIB): $(LIB_AOBJS)
+	rm -f $@
+	ar rcs $@ $(LIB_AOBJS)
+
+$(GUARDIAN): lib/guardian.c lib/procdesc_impl.h compat/syscall.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ lib/guardian.c -pthread
+
+libprocdesc.pc: libprocdesc.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    libprocdesc.pc.in > $@
+
+# Tests link the build tree's shared library and find its guardian
+# through LIBPROCDESC_GUARDIAN, which testutil sets.
+T_DEFS=		-DT_GUARDIAN='"$(abspath $(GUARDIAN))"'
+tests/%_test: tests/%_test.c tests/testutil.c tests/testutil.h $(SHLIB) \
+    $(O)/libprocdesc.so $(GUARDIAN)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(T_DEFS) -Icompat/include \
+	    $(TEST_CFLAGS) -o $@ $< tests/testutil.c -L$(O) \
+	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
+
+tests/capsicum_test: tests/capsicum_test.c compat/include/sys/capsicum.h \
+    compat/include/capsicum_helpers.h
+	$(CC) -D_GNU_SOURCE $(ALL_CFLAGS) -Icompat/include $(TEST_CFLAGS) \
+	    -o $@ $< $(TEST_LIBS)
+
+tests: $(TEST_PROGS)
+
+examples/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
+	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
+
+# The two commands of README.md: each installs what it lacks first.
+deps-build:
+	@sh tools/deps.sh build
+deps-check:
+	@sh tools/deps.sh check
+
+demo: deps-build
+	@$(MAKE) --no-print-directory examples/demo
+	LIBPROCDESC_GUARDIAN=$(abspath $(GUARDIAN)) ./examples/demo
+
+check: deps-check
+	@$(MAKE) --no-print-directory all tests
+	@sh tools/kyua-check.sh
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/sys \
+	    $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 include/sys/procdesc.h $(DESTDIR)$(INCLUDEDIR)/sys/
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libprocdesc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprocdesc.so
+	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(GUARDIAN) $(DESTDIR)$(LIBEXECDIR)/
+	install -m 644 libprocdesc.pc $(DESTDIR)$(PKGCONFIGDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/sys/procdesc.h \
+	    $(DESTDIR)$(LIBDIR)/libprocdesc.so.$(VERSION) \
+	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libprocdesc.so \
+	    $(DESTDIR)$(LIBDIR)/libprocdesc.a \
+	    $(DESTDIR)$(LIBEXECDIR)/procdesc-guardian \
+	    $(DESTDIR)$(PKGCONFIGDIR)/libprocdesc.pc
+
+clean:
+	rm -rf $(O) $(TEST_PROGS) examples/demo libprocdesc.pc tests/results
+
+.PHONY: all tests demo check install uninstall clean deps-build deps-check

@@ -1,0 +1,99 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * The only place in the library that calls syscall(2).  Each wrapper
+ * returns -1 and sets errno as a libc wrapper would, so that glibc's own
+ * wrapper could replace it.
+ */
+
+#ifndef _PROCDESC_SYSCALL_H_
+#define	_PROCDESC_SYSCALL_H_
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+
+#include <signal.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#include "linux_pidfd.h"
+
+#ifndef SYS_clone3
+#define	SYS_clone3		435
+#endif
+#ifndef SYS_pidfd_open
+#define	SYS_pidfd_open		434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define	SYS_pidfd_send_signal	424
+#endif
+#ifndef SYS_pidfd_getfd
+#define	SYS_pidfd_getfd		438
+#endif
+#ifndef SYS_close_range
+#define	SYS_close_range		436
+#endif
+
+/* clone3(2): Linux 5.3. */
+static inline long
+sys_clone3(struct procdesc_clone_args *_ca)
+{
+
+	return (syscall(SYS_clone3, _ca, sizeof(*_ca)));
+}
+
+/* pidfd_open(2): Linux 5.3. */
+static inline int
+sys_pidfd_open(pid_t _pid, unsigned int _flags)
+{
+
+	return ((int)syscall(SYS_pidfd_open, _pid, _flags));
+}
+
+/* pidfd_send_signal(2): Linux 5.1. */
+static inline int
+sys_pidfd_send_signal(int _fd, int _sig)
+{
+
+	return ((int)syscall(SYS_pidfd_send_signal, _fd, _sig, NULL, 0));
+}
+
+/* pidfd_getfd(2): Linux 5.6. */
+static inline int
+sys_pidfd_getfd(int _fd, int _remotefd, unsigned int _flags)
+{
+
+	return ((int)syscall(SYS_pidfd_getfd, _fd, _remotefd, _flags));
+}
+
+/* waitid(2) with the kernel's fifth, rusage argument (glibc hides it). */
+static inline int
+sys_waitid(int _idtype, int _id, siginfo_t *_si, int _options,
+    struct rusage *_ru)
+{
+
+	return ((int)syscall(SYS_waitid, _idtype, _id, _si, _options, _ru));
+}
+
+/* close_range(2): Linux 5.9. */
+static inline int
+sys_close_range(unsigned int _first, unsigned int _last, unsigned int _flags)
+{
+
+	return ((int)syscall(SYS_close_range, _first, _last, _flags));
+}
+
+/* A system call by number, for the syscall user dispatch trap. */
+static inline long
+sys_syscall6(long _nr, long _a, long _b, long _c, long _d, long _e, long _f)
+{
+
+	return (syscall(_nr, _a, _b, _c, _d, _e, _f));
+}
+
+#endif /* !_PROCDESC_SYSCALL_H_ */

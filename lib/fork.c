@@ -1,0 +1,258 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * The fork machinery.  A raw clone3() would leave glibc's malloc, stdio and
+ * thread state broken in the child of a multi-threaded parent, and would not
+ * run pthread_atfork handlers (LINUX.md §4).  So pdfork runs glibc's own
+ * fork() and intercepts the one clone system call it makes, using syscall
+ * user dispatch (Linux 5.11): for the duration of the call, every system
+ * call of this thread outside glibc's signal restorer raises SIGSYS.  The
+ * handler issues clone3 with glibc's flags plus CLONE_PIDFD and exit
+ * signal 0 instead of SIGCHLD, and passes every other call through.  The
+ * child then sends no SIGCHLD and is invisible to wait(2).
+ *
+ * Where the dispatch cannot be switched on (no kernel support, seccomp),
+ * the fallback is a raw clone3: the child may then call async-signal-safe
+ * functions only (NOTES §5).
+ *
+ * Invariants: procdesc_fork_mtx serialises pdforks, because the SIGSYS
+ * action is process-wide; the trap acts only on the thread that set
+ * fk_active; the dispatch is off again before pdfork returns, in the
+ * parent and in the child.
+ */
+
+#include <sys/prctl.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "procdesc_impl.h"
+#include "syscall.h"
+
+#define	FK_TLS	__thread __attribute__((tls_model("initial-exec")))
+
+/* glibc's __restore_rt is 9 bytes: mov $15,%rax; syscall. */
+#define	FK_RESTORER_LEN	16
+
+static pthread_mutex_t procdesc_fork_mtx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t fk_once = PTHREAD_ONCE_INIT;
+static struct sigaction fk_oldsys;	/* (fork_mtx) Application's SIGSYS. */
+static _Atomic int fk_nosud;		/* Dispatch known not to work. */
+
+static FK_TLS volatile char fk_selector;
+static FK_TLS bool fk_active;		/* This thread is in pdfork. */
+static FK_TLS int fk_pidfd;		/* The trap's clone3 pidfd. */
+
+/* A SIGSYS that is not our dispatch: what the application asked for. */
+static void
+fk_chain(int sig, siginfo_t *si, void *uctx)
+{
+
+	if ((fk_oldsys.sa_flags & SA_SIGINFO) != 0 &&
+	    fk_oldsys.sa_sigaction != NULL)
+		fk_oldsys.sa_sigaction(sig, si, uctx);
+	else if (fk_oldsys.sa_handler == SIG_DFL) {
+		signal(SIGSYS, SIG_DFL);
+		raise(SIGSYS);
+	} else if (fk_oldsys.sa_handler != SIG_IGN)
+		fk_oldsys.sa_handler(sig);
+}
+
+/* clone(2) as glibc's fork issues it, made clone3 with a pidfd. */
+static long
+fk_clone(const greg_t *r)
+{
+	struct procdesc_clone_args ca;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = ((uint64_t)r[REG_RDI] & ~(uint64_t)CSIGNAL) | CLONE_PIDFD;
+	ca.pidfd = (uint64_t)(uintptr_t)&fk_pidfd;
+	ca.parent_tid = (uint64_t)r[REG_RDX];
+	ca.child_tid = (uint64_t)r[REG_R10];
+	ca.stack = (uint64_t)r[REG_RSI];
+	ca.tls = (uint64_t)r[REG_R8];
+	ca.exit_signal = 0;
+	return (sys_clone3(&ca));
+}
+
+/* clone3(2), should a later glibc's fork use it. */
+static long
+fk_clone3(const greg_t *r)
+{
+	struct procdesc_clone_args ca;
+
+	memset(&ca, 0, sizeof(ca));
+	memcpy(&ca, (const void *)r[REG_RDI],
+	    (size_t)r[REG_RSI] < sizeof(ca) ? (size_t)r[REG_RSI] : sizeof(ca));
+	ca.flags |= CLONE_PIDFD;
+	ca.pidfd = (uint64_t)(uintptr_t)&fk_pidfd;
+	ca.exit_signal = 0;
+	return (sys_clone3(&ca));
+}
+
+static void
+fk_sigsys(int sig, siginfo_t *si, void *uctx)
+{
+	greg_t *r;
+	long ret;
+	int saved;
+
+	fk_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	saved = errno;
+	if (!fk_active || si->si_code != SYS_USER_DISPATCH) {
+		fk_chain(sig, si, uctx);
+		errno = saved;
+		return;
+	}
+	r = ((ucontext_t *)uctx)->uc_mcontext.gregs;
+	if (si->si_syscall == SYS_clone)
+		ret = fk_clone(r);
+	else if (si->si_syscall == SYS_clone3)
+		ret = fk_clone3(r);
+	else
+		ret = sys_syscall6(si->si_syscall, r[REG_RDI], r[REG_RSI],
+		    r[REG_RDX], r[REG_R10], r[REG_R8], r[REG_R9]);
+	r[REG_RAX] = (ret == -1) ? -errno : ret;
+	errno = saved;
+	if (ret != 0)
+		fk_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	/* In the child (ret 0) the dispatch is off: the kernel clears it. */
+}
+
+/* pthread_atfork handlers: keep the registry consistent across fork. */
+static void
+fk_prepare(void)
+{
+
+	pthread_mutex_lock(&procdesc_mtx);
+}
+
+static void
+fk_parent(void)
+{
+
+	pthread_mutex_unlock(&procdesc_mtx);
+}
+
+static void
+fk_child(void)
+{
+
+	procdesc_registry_child();
+	procdesc_watchdog_child();
+	procdesc_helper_child();
+}
+
+static void
+fk_init(void)
+{
+
+	pthread_atfork(fk_prepare, fk_parent, fk_child);
+}
+
+/* glibc's fork() with its clone trapped; ENOSYS if dispatch won't work. */
+static int
+fk_sud_fork(pid_t *pidp, int *pidfdp)
+{
+	struct sigaction sa, cur;
+	pid_t pid;
+	int error;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fk_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, &fk_oldsys) == -1)
+		return (errno);
+	if (sigaction(SIGSYS, NULL, &cur) == -1 || cur.sa_restorer == NULL) {
+		sigaction(SIGSYS, &fk_oldsys, NULL);
+		return (ENOSYS);
+	}
+	fk_pidfd = -1;
+	fk_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+	    (unsigned long)(uintptr_t)cur.sa_restorer, FK_RESTORER_LEN,
+	    &fk_selector) == -1) {
+		error = errno;
+		sigaction(SIGSYS, &fk_oldsys, NULL);
+		return (error == EINVAL || error == EPERM ? ENOSYS : error);
+	}
+	fk_active = true;
+	fk_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	pid = fork();
+	fk_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	error = (pid == -1) ? errno : 0;
+	if (pid != 0)
+		prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF,
+		    0, 0, 0);
+	fk_active = false;
+	sigaction(SIGSYS, &fk_oldsys, NULL);
+	*pidp = pid;
+	*pidfdp = (pid > 0) ? fk_pidfd : -1;
+	return (error);
+}
+
+/* The fallback: a raw clone3, with our own state fixed in the child. */
+static int
+fk_raw_fork(pid_t *pidp, int *pidfdp)
+{
+	struct procdesc_clone_args ca;
+	long pid;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_PIDFD;
+	ca.pidfd = (uint64_t)(uintptr_t)pidfdp;
+	ca.exit_signal = 0;
+	fk_prepare();
+	pid = sys_clone3(&ca);
+	if (pid == 0)
+		fk_child();
+	else
+		fk_parent();
+	if (pid == -1)
+		return (errno);
+	*pidp = (pid_t)pid;
+	return (0);
+}
+
+/*
+ * Create the child.  Parent: 0, *pidp the child, *pidfdp its pidfd
+ * (close-on-exec).  Child: 0 and *pidp 0.  Signals other than SIGSYS stay
+ * blocked throughout, so that no handler runs with the dispatch on.
+ */
+int
+procdesc_fork_clone(pid_t *pidp, int *pidfdp)
+{
+	sigset_t all, old;
+	int error;
+
+	pthread_once(&fk_once, fk_init);
+	sigfillset(&all);
+	sigdelset(&all, SIGSYS);
+	pthread_mutex_lock(&procdesc_fork_mtx);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	error = ENOSYS;
+	if (atomic_load(&fk_nosud) == 0) {
+		error = fk_sud_fork(pidp, pidfdp);
+		if (error == ENOSYS)
+			atomic_store(&fk_nosud, 1);
+	}
+	if (error == ENOSYS)
+		error = fk_raw_fork(pidp, pidfdp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (error == 0 && *pidp == 0)
+		pthread_mutex_init(&procdesc_fork_mtx, NULL);
+	else
+		pthread_mutex_unlock(&procdesc_fork_mtx);
+	return (error);
+}

@@ -1,0 +1,437 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * The registry of process descriptors: our sys_procdesc.c.  It maps the
+ * identity of any copy of a descriptor (the pidfs inode, shared by every
+ * pidfd of one process) to the struct procdesc that keeps the child's pid
+ * and, once the watchdog has reaped it, its exit status and rusage.
+ *
+ * Invariants: an entry lives while its child is unreaped or while any copy
+ * of its descriptor is open (the guardian reports the last close); only
+ * procdesc_exit() and procdesc_close() free entries, with procdesc_mtx held.
+ */
+
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/vfs.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sys/procdesc.h"
+#include "procdesc_impl.h"
+#include "syscall.h"
+
+pthread_mutex_t procdesc_mtx = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t procdesc_cv = PTHREAD_COND_INITIALIZER;
+
+static struct procdesc **pd_hash;	/* (l) Buckets by key. */
+static struct procdesc **pd_phash;	/* (l) Buckets by pid, unreaped. */
+static size_t pd_nbuckets;		/* (l) A power of two, or 0. */
+static size_t pd_count;			/* (l) Entries. */
+
+static size_t
+pd_mix(uint64_t key)
+{
+
+	key ^= key >> 29;
+	key *= 0xbf58476d1ce4e5b9ULL;
+	key ^= key >> 32;
+	return ((size_t)key & (pd_nbuckets - 1));
+}
+
+static struct procdesc **
+pd_bucket(uint64_t key)
+{
+
+	return (&pd_hash[pd_mix(key)]);
+}
+
+static struct procdesc **
+pd_pbucket(pid_t pid)
+{
+
+	return (&pd_phash[pd_mix((uint64_t)pid)]);
+}
+
+static void
+pd_insert(struct procdesc *pd)
+{
+
+	pd->pd_next = *pd_bucket(pd->pd_key);
+	*pd_bucket(pd->pd_key) = pd;
+	if (pd->pd_state == PDS_RUNNING && pd->pd_parent) {
+		pd->pd_pnext = *pd_pbucket(pd->pd_pid);
+		*pd_pbucket(pd->pd_pid) = pd;
+	}
+}
+
+/* Keep at most one entry per bucket on average. */
+static int
+pd_grow(void)
+{
+	struct procdesc **old, **oldp, *pd, *next;
+	size_t i, n;
+
+	if (pd_count < pd_nbuckets)
+		return (0);
+	old = pd_hash;
+	oldp = pd_phash;
+	n = pd_nbuckets;
+	pd_nbuckets = (n == 0) ? 64 : n * 2;
+	pd_hash = calloc(pd_nbuckets, sizeof(*pd_hash));
+	pd_phash = calloc(pd_nbuckets, sizeof(*pd_phash));
+	if (pd_hash == NULL || pd_phash == NULL) {
+		free(pd_hash);
+		free(pd_phash);
+		pd_hash = old;
+		pd_phash = oldp;
+		pd_nbuckets = n;
+		return (ENOMEM);
+	}
+	for (i = 0; i < n; i++) {
+		for (pd = old[i]; pd != NULL; pd = next) {
+			next = pd->pd_next;
+			pd_insert(pd);
+		}
+	}
+	free(old);
+	free(oldp);
+	return (0);
+}
+
+struct procdesc *
+procdesc_find(uint64_t key)
+{
+	struct procdesc *pd;
+
+	if (pd_nbuckets == 0)
+		return (NULL);
+	for (pd = *pd_bucket(key); pd != NULL; pd = pd->pd_next)
+		if (pd->pd_key == key)
+			return (pd);
+	return (NULL);
+}
+
+/* An unreaped child of ours by pid, for the watchdog. */
+struct procdesc *
+procdesc_find_pid(pid_t pid)
+{
+	struct procdesc *pd;
+
+	if (pd_nbuckets == 0)
+		return (NULL);
+	for (pd = *pd_pbucket(pid); pd != NULL; pd = pd->pd_pnext)
+		if (pd->pd_pid == pid)
+			return (pd);
+	return (NULL);
+}
+
+static void
+pd_unlink_pid(struct procdesc *pd)
+{
+	struct procdesc **pp;
+
+	for (pp = pd_pbucket(pd->pd_pid); *pp != NULL; pp = &(*pp)->pd_pnext) {
+		if (*pp == pd) {
+			*pp = pd->pd_pnext;
+			return;
+		}
+	}
+}
+
+static void
+pd_unlink(struct procdesc *pd)
+{
+	struct procdesc **pp;
+
+	for (pp = pd_bucket(pd->pd_key); *pp != pd; pp = &(*pp)->pd_next)
+		;
+	*pp = pd->pd_next;
+	pd_count--;
+}
+
+/*
+ * Pid of a live process from its pidfd, for copies the registry does not
+ * know: PIDFD_GET_INFO (Linux 6.13), else the fdinfo "Pid:" line.  ESRCH
+ * once the process is reaped.
+ */
+int
+procdesc_kernel_pid(int fd, pid_t *pidp)
+{
+	struct pidfd_info info;
+	char path[64], line[128];
+	FILE *fp;
+	int pid;
+
+	memset(&info, 0, sizeof(info));
+	info.mask = PIDFD_INFO_PID;
+	if (ioctl(fd, PIDFD_GET_INFO, &info) == 0 && info.pid > 0) {
+		*pidp = (pid_t)info.pid;
+		return (0);
+	}
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (ESRCH);
+	pid = -1;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "Pid: %d", &pid) == 1)
+			break;
+	fclose(fp);
+	if (pid <= 0)
+		return (ESRCH);
+	*pidp = pid;
+	return (0);
+}
+
+/*
+ * Identify fd as a process descriptor: 0 and its key, EBADF for a closed
+ * fd, EINVAL for an open fd that is not a pidfd.
+ *
+ * With pidfs (Linux 6.9) every pidfd of a process shares one inode, unique
+ * for the boot, which is the key.  Before it all pidfds share one anonymous
+ * inode and the key is the pid, valid only while the process is unreaped.
+ * XXX: #8, the pre-pidfs path cannot identify a reaped child's copies.
+ */
+int
+procdesc_ident(int fd, uint64_t *keyp)
+{
+	struct statfs sfs;
+	struct stat st;
+	char path[32], link[32];
+	ssize_t n;
+	pid_t pid;
+
+	if (fstat(fd, &st) == -1)
+		return (EBADF);
+	if (fstatfs(fd, &sfs) == -1)
+		return (EBADF);
+	if (sfs.f_type == PID_FS_MAGIC) {
+		*keyp = (uint64_t)st.st_ino;
+		return (0);
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0 || (size_t)n != strlen("anon_inode:[pidfd]") ||
+	    memcmp(link, "anon_inode:[pidfd]", (size_t)n) != 0)
+		return (EINVAL);
+	if (procdesc_kernel_pid(fd, &pid) != 0)
+		return (EINVAL);
+	*keyp = (1ULL << 63) | (uint64_t)pid;
+	return (0);
+}
+
+/*
+ * Take the close-kill lock: an OFD write lock on one byte through the
+ * user's description.  The guardian waits for the same byte through its own
+ * description and gets it only when the user's description is gone.  The
+ * offset is the pid (unique while the child is unreaped, which matters
+ * where all pidfds share one inode) and 24 random bits (so nobody else's
+ * lock on the same inode collides by accident).
+ */
+static int
+pd_lock(int pidfd, pid_t pid, off_t *offp)
+{
+	struct flock fl;
+	uint32_t r;
+	int tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint32_t)random();
+		memset(&fl, 0, sizeof(fl));
+		fl.l_type = F_WRLCK;
+		fl.l_whence = SEEK_SET;
+		fl.l_start = ((off_t)pid << 24) | (off_t)(r & 0xffffff);
+		fl.l_len = 1;
+		if (fcntl(pidfd, F_OFD_SETLK, &fl) == 0) {
+			*offp = fl.l_start;
+			return (0);
+		}
+		if (errno != EAGAIN && errno != EACCES)
+			return (errno);
+	}
+	return (EAGAIN);
+}
+
+/*
+ * Register a process with pidfd as its descriptor (parent: a child we
+ * created and will reap; else pdopenpid's process): lock the
+ * close-kill byte, hand the child to the guardian, then to the watchdog.
+ * On failure nothing is left registered and the caller must dispose of
+ * the child.
+ */
+int
+procdesc_new(pid_t pid, int pidfd, int flags, bool parent)
+{
+	struct procdesc *pd;
+	uint64_t key;
+	off_t off;
+	int error;
+
+	off = 0;
+	if ((error = procdesc_ident(pidfd, &key)) != 0)
+		return (error);
+	if ((error = pd_lock(pidfd, pid, &off)) != 0)
+		return (error);
+	if ((pd = calloc(1, sizeof(*pd))) == NULL)
+		return (ENOMEM);
+	pd->pd_key = key;
+	pd->pd_pid = pid;
+	pd->pd_flags = flags;
+	pd->pd_off = off;
+	pd->pd_state = PDS_RUNNING;
+	pd->pd_parent = parent;
+
+	pthread_mutex_lock(&procdesc_mtx);
+	error = pd_grow();
+	if (error == 0)
+		error = procdesc_helper_guard(pid, flags, key, off);
+	if (error == 0) {
+		pd_insert(pd);
+		pd_count++;
+		procdesc_watchdog_kick();
+	}
+	pthread_mutex_unlock(&procdesc_mtx);
+	if (error != 0)
+		free(pd);
+	return (error);
+}
+
+/* Record the exit of a reaped child; procdesc_mtx held. */
+void
+procdesc_exit(struct procdesc *pd, const siginfo_t *si,
+    const struct rusage *ru)
+{
+
+	pd_unlink_pid(pd);
+	pd->pd_si = *si;
+	pd->pd_ru = *ru;
+	pd->pd_state = PDS_REAPED;
+	pthread_cond_broadcast(&procdesc_cv);
+	if (pd->pd_closed) {
+		pd_unlink(pd);
+		free(pd);
+	}
+}
+
+/*
+ * The guardian saw the last copy of the descriptor (key, off) go;
+ * procdesc_mtx held.
+ */
+void
+procdesc_close(uint64_t key, off_t off)
+{
+	struct procdesc *pd;
+
+	for (pd = procdesc_find(key); pd != NULL; pd = pd->pd_next)
+		if (pd->pd_key == key && pd->pd_off == off)
+			break;
+	if (pd == NULL)
+		return;
+	pd->pd_closed = true;
+	/* Ours once reaped; another's (pdopenpid) is never reaped here. */
+	if (pd->pd_state == PDS_REAPED || !pd->pd_parent) {
+		pd_unlink(pd);
+		free(pd);
+	}
+}
+
+static void
+pd_disown(struct procdesc *pd, void *arg)
+{
+
+	(void)arg;
+	pd->pd_parent = false;
+}
+
+/* Call fn for every entry; procdesc_mtx held. */
+void
+procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
+{
+	struct procdesc *pd, *next;
+	size_t i;
+
+	for (i = 0; i < pd_nbuckets; i++) {
+		for (pd = pd_hash[i]; pd != NULL; pd = next) {
+			next = pd->pd_next;
+			fn(pd, arg);
+		}
+	}
+}
+
+/*
+ * In a forked copy of the process the children belong to the original
+ * owner.  Keep what is known (pid, a status already reaped) for pdgetpid
+ * and pdwait; the copy may not reap.
+ */
+void
+procdesc_registry_child(void)
+{
+	size_t i;
+
+	pthread_mutex_init(&procdesc_mtx, NULL);
+	pthread_cond_init(&procdesc_cv, NULL);
+	for (i = 0; i < pd_nbuckets; i++)
+		pd_phash[i] = NULL;
+	procdesc_foreach(pd_disown, NULL);
+}
+
+/*
+ * Copy len bytes to a user pointer that may be bad: EFAULT instead of a
+ * crash.  process_vm_writev(2) on ourselves needs no privilege.
+ */
+int
+procdesc_copyout(void *uaddr, const void *kaddr, size_t len)
+{
+	struct iovec local, remote;
+	ssize_t n;
+
+	if (uaddr == NULL)
+		return (EFAULT);
+	local.iov_base = (void *)(uintptr_t)kaddr;
+	local.iov_len = len;
+	remote.iov_base = uaddr;
+	remote.iov_len = len;
+	n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return (0);
+	if (n == -1 && errno != EFAULT) {
+		/* process_vm_writev forbidden (seccomp): plain store. */
+		memcpy(uaddr, kaddr, len);
+		return (0);
+	}
+	return (EFAULT);
+}
+
+/* The waitpid(2)-style status word of a waitid(2) siginfo. */
+int
+procdesc_wstatus(const siginfo_t *si)
+{
+
+	switch (si->si_code) {
+	case CLD_EXITED:
+		return ((si->si_status & 0xff) << 8);
+	case CLD_KILLED:
+		return (si->si_status & 0x7f);
+	case CLD_DUMPED:
+		return ((si->si_status & 0x7f) | 0x80);
+	case CLD_STOPPED:
+	case CLD_TRAPPED:
+		return (((si->si_status & 0xff) << 8) | 0x7f);
+	case CLD_CONTINUED:
+		return (0xffff);
+	default:
+		return (0);
+	}
+}

@@ -1,0 +1,155 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * The watchdog: the library's only thread in the owner.  It reaps every
+ * child as soon as it exits, so that the descriptor reports POLLHUP as on
+ * FreeBSD and no zombie is left, and files the status for pdwait.
+ *
+ * It holds no descriptor: it sleeps in waitid(P_ALL, __WCLONE | WNOWAIT),
+ * which reports only children whose exit signal is not SIGCHLD (ours have
+ * none), so the application's own children are never touched and an
+ * application that closes every descriptor (closefrom(3)) cannot blind it.
+ * With no child left it sleeps on procdesc_cv.  Nothing polls.
+ */
+
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "procdesc_impl.h"
+#include "syscall.h"
+
+#define	WD_STACK	(64 * 1024)
+
+static bool wd_running;			/* (l) The thread exists. */
+static unsigned long wd_gen;		/* (l) Bumped by every kick. */
+
+/*
+ * A __WCLONE child that is not in the registry: one of ours not yet
+ * registered (procdesc_new() kicks us when it is) or somebody else's
+ * clone child, which its creator will reap.  Wait for a kick, at most
+ * 100 ms, so that a foreign zombie cannot stall our reaping for long.
+ */
+static void
+wd_wait_kick(unsigned long gen)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 100 * 1000 * 1000;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (wd_gen == gen)
+		if (pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx,
+		    &ts) == ETIMEDOUT)
+			break;
+}
+
+/* Reap pid, whose exit waitid(WNOWAIT) reported in *si; mtx held. */
+static void
+wd_reap(struct procdesc *pd, siginfo_t *si)
+{
+	struct rusage ru;
+	siginfo_t si2;
+
+	memset(&ru, 0, sizeof(ru));
+	memset(&si2, 0, sizeof(si2));
+	if (sys_waitid(P_PID, pd->pd_pid, &si2, WEXITED | WNOHANG | __WALL,
+	    &ru) == 0 && si2.si_pid == pd->pd_pid)
+		*si = si2;
+	/* Else somebody reaped it behind our back: keep what WNOWAIT saw. */
+	procdesc_exit(pd, si, &ru);
+	procdesc_helper_drain();
+}
+
+static void *
+wd_main(void *arg)
+{
+	struct procdesc *pd;
+	unsigned long gen;
+	siginfo_t si;
+	int r;
+
+	(void)arg;
+	for (;;) {
+		/* A kick after this read makes the sleeps below return. */
+		pthread_mutex_lock(&procdesc_mtx);
+		gen = wd_gen;
+		pthread_mutex_unlock(&procdesc_mtx);
+		memset(&si, 0, sizeof(si));
+		r = sys_waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | __WCLONE,
+		    NULL);
+		pthread_mutex_lock(&procdesc_mtx);
+		if (r == -1 && errno == ECHILD) {
+			/* No child at all: sleep until pdfork kicks. */
+			while (wd_gen == gen)
+				pthread_cond_wait(&procdesc_cv, &procdesc_mtx);
+		} else if (r == 0 && si.si_pid != 0) {
+			if ((pd = procdesc_find_pid(si.si_pid)) != NULL)
+				wd_reap(pd, &si);
+			else
+				wd_wait_kick(gen);
+		}
+		pthread_mutex_unlock(&procdesc_mtx);
+	}
+	return (NULL);
+}
+
+/*
+ * Start the watchdog unless it runs: all signals blocked, so that it never
+ * runs an application handler, and a small stack.
+ */
+int
+procdesc_watchdog_start(void)
+{
+	pthread_attr_t attr;
+	pthread_t td;
+	sigset_t all, old;
+	int error;
+
+	pthread_mutex_lock(&procdesc_mtx);
+	if (wd_running) {
+		pthread_mutex_unlock(&procdesc_mtx);
+		return (0);
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, WD_STACK);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	error = pthread_create(&td, &attr, wd_main, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (error == 0)
+		wd_running = true;
+	pthread_mutex_unlock(&procdesc_mtx);
+	return (error);
+}
+
+/* A child was registered or reaped elsewhere: look again; mtx held. */
+void
+procdesc_watchdog_kick(void)
+{
+
+	wd_gen++;
+	pthread_cond_broadcast(&procdesc_cv);
+}
+
+/* In a forked copy: the thread did not survive the fork. */
+void
+procdesc_watchdog_child(void)
+{
+
+	wd_running = false;
+	wd_gen = 0;
+}

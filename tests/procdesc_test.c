@@ -1,0 +1,364 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * pdfork: creation, flags, the child's view, invisibility to wait(2),
+ * exit notification through poll and select, bad input.
+ */
+
+#include <sys/procdesc.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* A page that is mapped nowhere, for EFAULT. */
+static void *
+unmapped(void)
+{
+	void *p;
+
+	p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ATF_REQUIRE(p != MAP_FAILED);
+	ATF_REQUIRE(munmap(p, 4096) == 0);
+	return (p);
+}
+
+/* pdfork returns the child's pid and a new descriptor that names it. */
+T_TC(pdfork__basic, "pdfork creates a child and a descriptor")
+{
+	pid_t pid, got;
+	int fd;
+
+	pid = t_pdfork_exit(&fd, 0, 0);
+	ATF_REQUIRE(pid > 0);
+	ATF_REQUIRE(fd >= 0);
+	ATF_REQUIRE(pdgetpid(fd, &got) == 0);
+	ATF_CHECK_EQ(got, pid);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* Without PD_CLOEXEC the descriptor is not close-on-exec. */
+T_TC(pdfork__no_cloexec, "FD_CLOEXEC clear without PD_CLOEXEC")
+{
+	int fd;
+
+	t_pdfork_exit(&fd, 0, 0);
+	ATF_CHECK_EQ(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+	ATF_CHECK_EQ(fcntl(fd, F_GETFL) & O_ACCMODE, O_RDWR);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* With PD_CLOEXEC the descriptor is close-on-exec. */
+T_TC(pdfork__cloexec, "FD_CLOEXEC set with PD_CLOEXEC")
+{
+	int fd;
+
+	t_pdfork_exit(&fd, PD_CLOEXEC, 0);
+	ATF_CHECK_EQ(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* PD_NOWAITPID is accepted and changes nothing. */
+T_TC(pdfork__nowaitpid, "PD_NOWAITPID is accepted")
+{
+	int fd, status;
+
+	t_pdfork_exit(&fd, PD_NOWAITPID, 3);
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* Unknown flag bits: EINVAL, and no process is created. */
+T_TC(pdfork__einval, "bad pdflags fail with EINVAL and create nothing")
+{
+	static const int bad[] = { 8, 0x100, -1, PD_DAEMON | 0x40 };
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fd = -42;
+		errno = 0;
+		ATF_CHECK_ERRNO(EINVAL, pdfork(&fd, bad[i]) == -1);
+		ATF_CHECK_EQ(fd, -42);
+		ATF_CHECK_EQ(t_nchildren(), 0);
+	}
+}
+
+/*
+ * The child's pdfork returns 0, *fdp is not written there, and the child
+ * has no descriptor for itself.
+ */
+T_TC(pdfork__child_view, "the child gets 0 and no descriptor of itself")
+{
+	int fd, p[2], status;
+	pid_t pid;
+	char c;
+
+	ATF_REQUIRE(pipe(p) == 0);
+	fd = -7;
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		pid_t self;
+		int bad;
+
+		/* fd still -7; the parent's number is unused here. */
+		bad = (fd != -7);
+		c = (char)('0' + bad);
+		(void)write(p[1], &c, 1);
+		_exit(pdgetpid(fd, &self) == -1 && errno == EBADF ? 0 : 1);
+	}
+	ATF_REQUIRE(close(p[1]) == 0);
+	ATF_REQUIRE(read(p[0], &c, 1) == 1);
+	ATF_CHECK_EQ(c, '0');
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ATF_REQUIRE(close(p[0]) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* In the child, the descriptor number the parent got is not open. */
+T_TC(pdfork__child_fd_unused, "the parent's fd number is free in the child")
+{
+	int fd, status, p[2];
+	pid_t pid;
+	char c;
+
+	ATF_REQUIRE(pipe(p) == 0);
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		ATF_REQUIRE(read(p[0], &c, 1) == 1);
+		_exit(fcntl((int)c, F_GETFD) == -1 && errno == EBADF ? 0 : 1);
+	}
+	c = (char)fd;
+	ATF_REQUIRE(write(p[1], &c, 1) == 1);
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "fd %d is open in the child", fd);
+	ATF_REQUIRE(close(p[0]) == 0);
+	ATF_REQUIRE(close(p[1]) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* An unwritable fdp: the parent gets EFAULT, nothing leaks. */
+T_TC(pdfork__efault, "unwritable fdp: EFAULT, the child is killed")
+{
+
+	ATF_REQUIRE_ERRNO(EFAULT, pdfork(unmapped(), 0) == -1);
+	/* The child's only descriptor was closed: it dies and is reaped. */
+	while (t_nchildren() != 0)
+		(void)poll(NULL, 0, 1);
+}
+
+static volatile sig_atomic_t got_chld;
+
+static void
+on_chld(int sig)
+{
+
+	(void)sig;
+	got_chld = 1;
+}
+
+/* The child's exit raises no SIGCHLD in the parent. */
+T_TC(pdfork__no_sigchld, "no SIGCHLD at the child's exit")
+{
+	struct sigaction sa;
+	int fd, w;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_chld;
+	ATF_REQUIRE(sigaction(SIGCHLD, &sa, NULL) == 0);
+	got_chld = 0;
+	t_pdfork_exit(&fd, 0, 0);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+	/* A control child that does raise SIGCHLD, to know it would show. */
+	w = fork();
+	ATF_REQUIRE(w >= 0);
+	if (w == 0)
+		_exit(0);
+	ATF_REQUIRE(waitpid(w, NULL, 0) == w);
+	ATF_CHECK(got_chld == 1);
+	got_chld = 0;
+	t_pdfork_exit(&fd, 0, 0);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_EQ(got_chld, 0);
+	ATF_REQUIRE(close(fd) == 0);
+	signal(SIGCHLD, SIG_DFL);
+}
+
+/* wait(), waitpid(-1) and waitpid(pid) never report the child. */
+T_TC(pdfork__waitpid_echild, "waitpid(-1) and waitpid(pid) give ECHILD")
+{
+	int fd, status;
+	pid_t pid;
+
+	pid = t_pdfork_pause(&fd, 0);
+	ATF_CHECK_ERRNO(ECHILD, waitpid(-1, &status, WNOHANG) == -1);
+	ATF_CHECK_ERRNO(ECHILD, waitpid(pid, &status, WNOHANG) == -1);
+	ATF_REQUIRE(pdkill(fd, SIGTERM) == 0);
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_ERRNO(ECHILD, wait(&status) == -1);
+	ATF_CHECK_ERRNO(ECHILD, waitpid(pid, &status, 0) == -1);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* poll reports nothing while the child runs, POLLHUP once it exited. */
+T_TC(poll__hup_at_exit, "poll: POLLHUP after exit, nothing before")
+{
+	struct pollfd pfd;
+	int fd, p[2];
+	pid_t pid;
+	char c;
+
+	ATF_REQUIRE(pipe(p) == 0);
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		(void)read(p[0], &c, 1);
+		_exit(0);
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN | POLLHUP;
+	ATF_CHECK_EQ(poll(&pfd, 1, 0), 0);
+	ATF_REQUIRE(write(p[1], "x", 1) == 1);
+	ATF_REQUIRE(t_hup_within(fd, T_LONG_MS));
+	ATF_REQUIRE(close(p[0]) == 0);
+	ATF_REQUIRE(close(p[1]) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* select reports the descriptor readable once the child exited. */
+T_TC(select__exit, "select: readable after exit, not before")
+{
+	struct timeval tv;
+	fd_set rfds;
+	int fd, p[2];
+	pid_t pid;
+	char c;
+
+	ATF_REQUIRE(pipe(p) == 0);
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		(void)read(p[0], &c, 1);
+		_exit(0);
+	}
+	FD_ZERO(&rfds);
+	FD_SET(fd, &rfds);
+	memset(&tv, 0, sizeof(tv));
+	ATF_CHECK_EQ(select(fd + 1, &rfds, NULL, NULL, &tv), 0);
+	ATF_REQUIRE(write(p[1], "x", 1) == 1);
+	FD_ZERO(&rfds);
+	FD_SET(fd, &rfds);
+	ATF_REQUIRE_EQ(select(fd + 1, &rfds, NULL, NULL, NULL), 1);
+	ATF_CHECK(FD_ISSET(fd, &rfds));
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(p[0]) == 0);
+	ATF_REQUIRE(close(p[1]) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+struct poller {
+	int	fd;
+	int	ready[2];	/* The thread writes here before polling. */
+	short	revents;
+};
+
+static void *
+poller_main(void *arg)
+{
+	struct poller *pt;
+	struct pollfd pfd;
+
+	pt = arg;
+	pfd.fd = pt->fd;
+	pfd.events = 0;
+	(void)write(pt->ready[1], "r", 1);
+	(void)poll(&pfd, 1, T_LONG_MS);
+	pt->revents = pfd.revents;
+	return (NULL);
+}
+
+/* A thread blocked in poll on the descriptor wakes with POLLHUP at exit. */
+T_TC(poll__thread_woken, "a thread blocked in poll is woken by the exit")
+{
+	struct poller pt;
+	pthread_t td;
+	char c;
+
+	ATF_REQUIRE(pipe(pt.ready) == 0);
+	pt.revents = 0;
+	t_pdfork_pause(&pt.fd, 0);
+	ATF_REQUIRE(pthread_create(&td, NULL, poller_main, &pt) == 0);
+	ATF_REQUIRE(read(pt.ready[0], &c, 1) == 1);
+	ATF_REQUIRE(pdkill(pt.fd, SIGKILL) == 0);
+	ATF_REQUIRE(pthread_join(td, NULL) == 0);
+	ATF_CHECK(pt.revents & POLLHUP);
+	ATF_REQUIRE(close(pt.fd) == 0);
+	ATF_REQUIRE(close(pt.ready[0]) == 0);
+	ATF_REQUIRE(close(pt.ready[1]) == 0);
+}
+
+/* The leak check itself fails when a test leaks an fd or a child. */
+ATF_TC_WITHOUT_HEAD(leakcheck__detects);
+ATF_TC_BODY(leakcheck__detects, tc)
+{
+	struct t_leak l;
+	int fd;
+
+	(void)tc;
+	t_init();
+	t_leak_begin(&l);
+	fd = dup(0);
+	ATF_REQUIRE(fd >= 0);
+	ATF_CHECK(t_leak_check(&l) != NULL);
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_CHECK(t_leak_check(&l) == NULL);
+	t_pdfork_pause(&fd, 0);
+	ATF_CHECK(t_leak_check(&l) != NULL);
+	ATF_REQUIRE(close(fd) == 0);	/* Kills the child. */
+	while (t_nchildren() != 0)
+		(void)poll(NULL, 0, 1);
+	ATF_CHECK(t_leak_check(&l) == NULL);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+
+	ATF_TP_ADD_TC(tp, pdfork__basic);
+	ATF_TP_ADD_TC(tp, pdfork__no_cloexec);
+	ATF_TP_ADD_TC(tp, pdfork__cloexec);
+	ATF_TP_ADD_TC(tp, pdfork__nowaitpid);
+	ATF_TP_ADD_TC(tp, pdfork__einval);
+	ATF_TP_ADD_TC(tp, pdfork__child_view);
+	ATF_TP_ADD_TC(tp, pdfork__child_fd_unused);
+	ATF_TP_ADD_TC(tp, pdfork__efault);
+	ATF_TP_ADD_TC(tp, pdfork__no_sigchld);
+	ATF_TP_ADD_TC(tp, pdfork__waitpid_echild);
+	ATF_TP_ADD_TC(tp, poll__hup_at_exit);
+	ATF_TP_ADD_TC(tp, select__exit);
+	ATF_TP_ADD_TC(tp, poll__thread_woken);
+	ATF_TP_ADD_TC(tp, leakcheck__detects);
+	return (atf_no_error());
+}

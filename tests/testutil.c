@@ -1,0 +1,220 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/* Test helpers: leak check, children to play with, death detection. */
+
+#include <sys/procdesc.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/*
+ * Point the library at the build tree's guardian, and start it once (a
+ * pdfork of a child that exits) so that its socket, opened on first use,
+ * is there before the leak check takes its snapshot.
+ */
+void
+t_init(void)
+{
+	int fd;
+	pid_t pid;
+
+	setenv("LIBPROCDESC_GUARDIAN", T_GUARDIAN, 1);
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(0);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+static void
+t_fds(char *buf, size_t len)
+{
+	struct dirent *de;
+	DIR *d;
+	size_t n;
+	int dfd;
+
+	buf[0] = '\0';
+	d = opendir("/proc/self/fd");
+	ATF_REQUIRE(d != NULL);
+	dfd = dirfd(d);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || atoi(de->d_name) == dfd)
+			continue;
+		n = strlen(buf);
+		snprintf(buf + n, len - n, "%s ", de->d_name);
+	}
+	closedir(d);
+}
+
+void
+t_leak_begin(struct t_leak *l)
+{
+
+	t_fds(l->fds, sizeof(l->fds));
+}
+
+/* Our children: running ones and zombies alike (from /proc). */
+int
+t_nchildren(void)
+{
+	char path[300], buf[512], *p;
+	struct dirent *de;
+	DIR *d;
+	FILE *fp;
+	int n, ppid;
+
+	n = 0;
+	d = opendir("/proc");
+	ATF_REQUIRE(d != NULL);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fp = fopen(path, "re")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), fp) != NULL &&
+		    (p = strrchr(buf, ')')) != NULL &&
+		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid())
+			n++;
+		fclose(fp);
+	}
+	closedir(d);
+	return (n);
+}
+
+/* NULL if nothing leaked, else what did. */
+const char *
+t_leak_check(const struct t_leak *l)
+{
+	static char msg[128];
+	char now[sizeof(l->fds)];
+	int n;
+
+	t_fds(now, sizeof(now));
+	if (strcmp(now, l->fds) != 0) {
+		snprintf(msg, sizeof(msg), "fds leaked: before [%.40s] "
+		    "after [%.40s]", l->fds, now);
+		return (msg);
+	}
+	if ((n = t_nchildren()) != 0) {
+		snprintf(msg, sizeof(msg), "%d child processes left", n);
+		return (msg);
+	}
+	return (NULL);
+}
+
+void
+t_leak_end(const struct t_leak *l)
+{
+	const char *msg;
+
+	if ((msg = t_leak_check(l)) != NULL)
+		atf_tc_fail("%s", msg);
+}
+
+pid_t
+t_pdfork_exit(int *fdp, int flags, int code)
+{
+	pid_t pid;
+
+	pid = pdfork(fdp, flags);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(code);
+	return (pid);
+}
+
+pid_t
+t_pdfork_pause(int *fdp, int flags)
+{
+	pid_t pid;
+
+	pid = pdfork(fdp, flags);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return (pid);
+}
+
+/* A second description of pid, to watch it die independently. */
+int
+t_watch(pid_t pid)
+{
+	int fd;
+
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	ATF_REQUIRE_MSG(fd >= 0, "pidfd_open: %s", strerror(errno));
+	return (fd);
+}
+
+static bool
+t_poll(int fd, short ev, int ms)
+{
+	struct pollfd pfd;
+	int r;
+
+	pfd.fd = fd;
+	pfd.events = ev;
+	pfd.revents = 0;
+	while ((r = poll(&pfd, 1, ms)) == -1 && errno == EINTR)
+		;
+	ATF_REQUIRE(r >= 0);
+	return (r == 1 && (pfd.revents & (ev | POLLHUP)) != 0);
+}
+
+/* The process is dead (exited, maybe not yet reaped) within ms. */
+bool
+t_dead_within(int watchfd, int ms)
+{
+
+	return (t_poll(watchfd, POLLIN, ms));
+}
+
+/* The process has been reaped within ms (POLLHUP). */
+bool
+t_hup_within(int fd, int ms)
+{
+	struct pollfd pfd;
+	int r;
+
+	pfd.fd = fd;
+	pfd.events = 0;
+	while ((r = poll(&pfd, 1, ms)) == -1 && errno == EINTR)
+		;
+	return (r == 1 && (pfd.revents & POLLHUP) != 0);
+}
+
+bool
+t_alive(int watchfd)
+{
+
+	return (!t_poll(watchfd, POLLIN, 0));
+}
+
+/* Kill the process behind watchfd, wait until reaped, close watchfd. */
+void
+t_kill_wait(int watchfd)
+{
+
+	(void)syscall(SYS_pidfd_send_signal, watchfd, SIGKILL, NULL, 0);
+	ATF_REQUIRE(t_hup_within(watchfd, T_LONG_MS));
+	ATF_REQUIRE(close(watchfd) == 0);
+}

@@ -1,0 +1,60 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * Test helpers, prefixed t_.  Every case is written with T_TC(), which
+ * wraps its body in a leak check: the same open fds after as before, no
+ * child process (running or zombie) left behind.
+ */
+
+#ifndef _TESTUTIL_H_
+#define	_TESTUTIL_H_
+
+#include <sys/types.h>
+
+#include <atf-c.h>
+#include <stdbool.h>
+
+#define	T_LONG_MS	10000	/* Bound on waits that must succeed. */
+
+struct t_leak {
+	char	fds[4096];	/* Open fds at the start, as a string. */
+};
+
+void	t_init(void);
+void	t_leak_begin(struct t_leak *);
+const char *t_leak_check(const struct t_leak *);
+void	t_leak_end(const struct t_leak *);
+
+pid_t	t_pdfork_exit(int *fdp, int flags, int code);
+pid_t	t_pdfork_pause(int *fdp, int flags);
+int	t_watch(pid_t pid);
+bool	t_dead_within(int watchfd, int ms);
+bool	t_alive(int watchfd);
+void	t_kill_wait(int watchfd);
+int	t_nchildren(void);
+bool	t_hup_within(int fd, int ms);
+
+/* A test case with the leak check around its body. */
+#define	T_TC(name, descr)						\
+	static void name##_body(const atf_tc_t *);			\
+	ATF_TC(name);							\
+	ATF_TC_HEAD(name, tc)						\
+	{								\
+		atf_tc_set_md_var(tc, "descr", descr);			\
+	}								\
+	ATF_TC_BODY(name, tc)						\
+	{								\
+		struct t_leak l;					\
+									\
+		t_init();						\
+		t_leak_begin(&l);					\
+		name##_body(tc);					\
+		t_leak_end(&l);						\
+	}								\
+	static void name##_body(const atf_tc_t *tc __attribute__((unused)))
+
+#endif /* !_TESTUTIL_H_ */

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Install the Debian packages that "make demo" (build) or "make check"
+# (check) needs, when they are missing.  Says what it installs.
+set -eu
+
+need=""
+have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+
+command -v cc >/dev/null 2>&1 || need="$need build-essential"
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+if [ "${1:-build}" = check ]; then
+	command -v kyua >/dev/null 2>&1 || need="$need kyua"
+	command -v atf-sh >/dev/null 2>&1 || need="$need atf-sh"
+	have_pc atf-c || need="$need libatf-dev"
+	have_pc libbsd-overlay || need="$need libbsd-dev"
+	command -v mandoc >/dev/null 2>&1 || need="$need mandoc"
+fi
+[ -z "$need" ] && exit 0
+
+echo "deps: installing missing Debian packages:$need"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: not root; run: sudo apt-get install -y$need" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq $need >/dev/null
+echo "deps: installed$need"

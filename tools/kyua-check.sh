@@ -1,0 +1,37 @@
+#!/bin/sh
+# Run the Kyua suite and end with the line CI counts:
+# "N passed, N failed, N skipped".  Exit 1 if anything failed or broke,
+# or if no test ran.
+set -u
+
+dir=tests/results
+mkdir -p "$dir"
+db="$dir/results.db"
+log="$dir/kyua.log"
+rm -f "$db"
+
+# As root, run the require.user=unprivileged cases as nobody.
+set -- --logfile="$log"
+[ "$(id -u)" -eq 0 ] && set -- "$@" -v unprivileged_user=nobody
+
+kyua "$@" test --results-file="$db"
+status=$?
+kyua --logfile="$log" report --results-file="$db" \
+    --results-filter=skipped,xfail,broken,failed >"$dir/report.txt" 2>&1
+kyua --logfile="$log" report-junit --results-file="$db" \
+    --output="$dir/junit.xml" >/dev/null 2>&1
+cat "$dir/report.txt"
+
+# "Test cases: T total, S skipped, X expected failures, B broken, F failed"
+line=$(grep -E '^Test cases: ' "$dir/report.txt" | tail -n 1)
+num() { echo "$line" | sed -n "s/.* \([0-9][0-9]*\) $1.*/\1/p"; }
+total=$(echo "$line" | sed -n 's/^Test cases: \([0-9]*\) total.*/\1/p')
+skipped=$(num skipped)
+broken=$(num broken)
+failed=$(num failed)
+total=${total:-0} skipped=${skipped:-0} broken=${broken:-0} failed=${failed:-0}
+bad=$((broken + failed))
+passed=$((total - skipped - bad))
+[ "$total" -eq 0 ] && bad=$((bad + 1))
+echo "$passed passed, $bad failed, $skipped skipped"
+[ "$bad" -eq 0 ] && [ "$status" -eq 0 ]
