@@ -105,6 +105,7 @@ fk_sigsys(int sig, siginfo_t *si, void *uctx)
 {
 	greg_t *r;
 	long ret;
+	bool child;
 	int saved;
 
 	fk_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
@@ -115,18 +116,19 @@ fk_sigsys(int sig, siginfo_t *si, void *uctx)
 		return;
 	}
 	r = ((ucontext_t *)uctx)->uc_mcontext.gregs;
-	if (si->si_syscall == SYS_clone)
-		ret = fk_clone(r);
-	else if (si->si_syscall == SYS_clone3)
-		ret = fk_clone3(r);
-	else
+	child = false;
+	if (si->si_syscall == SYS_clone || si->si_syscall == SYS_clone3) {
+		ret = (si->si_syscall == SYS_clone) ? fk_clone(r) :
+		    fk_clone3(r);
+		child = (ret == 0);
+	} else
 		ret = sys_syscall6(si->si_syscall, r[REG_RDI], r[REG_RSI],
 		    r[REG_RDX], r[REG_R10], r[REG_R8], r[REG_R9]);
 	r[REG_RAX] = (ret == -1) ? -errno : ret;
 	errno = saved;
-	if (ret != 0)
+	/* The kernel does not copy the dispatch into the child. */
+	if (!child)
 		fk_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
-	/* In the child (ret 0) the dispatch is off: the kernel clears it. */
 }
 
 /* pthread_atfork handlers: keep the registry consistent across fork. */

@@ -73,9 +73,14 @@ hl_intermediate(int sock, int errfd, int nullfd, const char *path)
 	setsid();
 	memset(&ca, 0, sizeof(ca));
 	ca.exit_signal = SIGCHLD;
-	if (sys_clone3(&ca) != 0) {
+	switch (sys_clone3(&ca)) {
+	case -1:
 		err = errno;
 		(void)write(errfd, &err, sizeof(err));
+		_exit(1);
+	case 0:
+		break;
+	default:
 		_exit(0);
 	}
 	/* The guardian: stdio on /dev/null, the socket as 3, nothing else. */

@@ -302,8 +302,9 @@ pd_block(int fd, uint64_t key, int options)
 
 	memset(&si, 0, sizeof(si));
 	if ((options & (WUNTRACED | WCONTINUED)) != 0) {
-		if (sys_waitid(P_PIDFD, fd, &si, WEXITED | WSTOPPED |
-		    WCONTINUED | WNOWAIT | __WALL, NULL) == -1)
+		/* Only the events asked for: another would wake us for ever. */
+		if (sys_waitid(P_PIDFD, fd, &si, WEXITED | (options &
+		    (WSTOPPED | WCONTINUED)) | WNOWAIT | __WALL, NULL) == -1)
 			return (errno == ECHILD ? 0 : errno);
 		if (si.si_code == CLD_STOPPED || si.si_code == CLD_CONTINUED ||
 		    si.si_code == CLD_TRAPPED)
@@ -320,6 +321,23 @@ pd_block(int fd, uint64_t key, int options)
 		pthread_cond_wait(&procdesc_cv, &procdesc_mtx);
 	pthread_mutex_unlock(&procdesc_mtx);
 	return (0);
+}
+
+/*
+ * WNOHANG: the child has exited but the watchdog has not reaped it yet
+ * (the pidfd is readable, POLLHUP not yet raised).  There is something to
+ * report, so wait the moment it takes rather than fail with EAGAIN.
+ */
+static bool
+pd_exited(int fd, int options)
+{
+	struct pollfd pfd;
+
+	if ((options & WEXITED) == 0)
+		return (false);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	return (poll(&pfd, 1, 0) == 1);
 }
 
 /* The event pdwait reports, in *si and *ru. */
@@ -358,7 +376,7 @@ pd_wait_event(int fd, uint64_t key, int options, siginfo_t *si,
 			    __WALL, ru) == 0 && si->si_pid != 0)
 				return (0);
 		}
-		if ((options & WNOHANG) != 0)
+		if ((options & WNOHANG) != 0 && !pd_exited(fd, options))
 			return (EAGAIN);
 		if ((error = pd_block(fd, key, options)) != 0)
 			return (error);

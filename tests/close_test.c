@@ -1,0 +1,394 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * Close kills: closing the last reference to a descriptor's open file
+ * description SIGKILLs a child that is not PD_DAEMON.
+ */
+
+#include <sys/procdesc.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/*
+ * Close a non-daemon sibling and wait for it to die: by then the guardian
+ * has handled every close made before (its waiters wake in close order),
+ * so a child that should have died already has.
+ */
+static void
+t_close_barrier(void)
+{
+	int fd, w;
+
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(w, T_LONG_MS));
+	ATF_REQUIRE(close(w) == 0);
+}
+
+/* Closing the only descriptor kills the child. */
+T_TC(close__kills, "close of the only descriptor kills the child")
+{
+	int fd, w;
+
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	ATF_REQUIRE(t_alive(w));
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(w, T_LONG_MS));
+	ATF_REQUIRE(close(w) == 0);
+}
+
+/* The child dies of SIGKILL, as FreeBSD's close does. */
+T_TC(close__sigkill, "the close kills with SIGKILL")
+{
+	siginfo_t si;
+	int fd, w;
+	pid_t pid;
+
+	/* Watch as the parent would: pdwait on a dup taken by pidfd_open. */
+	pid = t_pdfork_pause(&fd, PD_DAEMON);
+	w = t_watch(pid);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(w, NULL, WEXITED, NULL, &si) == 0);
+	ATF_CHECK_EQ(si.si_code, CLD_KILLED);
+	ATF_CHECK_EQ(si.si_status, SIGKILL);
+	ATF_REQUIRE(close(w) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+
+	pid = t_pdfork_pause(&fd, 0);
+	w = t_watch(pid);
+	/* w is another description: it does not keep the child alive. */
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_REQUIRE(pdwait(w, NULL, WEXITED, NULL, &si) == 0);
+	ATF_CHECK_EQ(si.si_code, CLD_KILLED);
+	ATF_CHECK_EQ(si.si_status, SIGKILL);
+	ATF_REQUIRE(close(w) == 0);
+}
+
+/* A PD_DAEMON child survives the last close. */
+T_TC(close__daemon_survives, "PD_DAEMON: the last close does not kill")
+{
+	int fd, w;
+
+	w = t_watch(t_pdfork_pause(&fd, PD_DAEMON));
+	ATF_REQUIRE(close(fd) == 0);
+	t_close_barrier();
+	ATF_CHECK(t_alive(w));
+	t_kill_wait(w);
+}
+
+/* Of two dup()s, closing one keeps the child; closing both kills it. */
+T_TC(close__dup_pair, "the last of two dups kills, the first does not")
+{
+	int fd, fd2, w;
+
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	ATF_REQUIRE((fd2 = dup(fd)) >= 0);
+	ATF_REQUIRE(close(fd) == 0);
+	t_close_barrier();
+	ATF_REQUIRE(t_alive(w));
+	ATF_REQUIRE(close(fd2) == 0);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(w, T_LONG_MS));
+	ATF_REQUIRE(close(w) == 0);
+}
+
+/* F_DUPFD copies keep the child alive like dup(). */
+T_TC(close__fdupfd, "an F_DUPFD_CLOEXEC copy keeps the child alive")
+{
+	int fd, fd2, w;
+
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	ATF_REQUIRE((fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 100)) >= 100);
+	ATF_REQUIRE(close(fd) == 0);
+	t_close_barrier();
+	ATF_REQUIRE(t_alive(w));
+	ATF_REQUIRE(close(fd2) == 0);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(w, T_LONG_MS));
+	ATF_REQUIRE(close(w) == 0);
+}
+
+/* dup2 over the only descriptor is a close: the child dies. */
+T_TC(close__dup2_over, "dup2 over the descriptor kills the child")
+{
+	int fd, w, devnull;
+
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	ATF_REQUIRE((devnull = open("/dev/null", O_RDONLY)) >= 0);
+	ATF_REQUIRE(dup2(devnull, fd) == fd);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(w, T_LONG_MS));
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_REQUIRE(close(devnull) == 0);
+	ATF_REQUIRE(close(w) == 0);
+}
+
+/* close_range over the descriptor is a close. */
+T_TC(close__close_range, "close_range over the descriptor kills")
+{
+	int fd, w;
+
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	ATF_REQUIRE(syscall(SYS_close_range, fd, fd, 0) == 0);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(w, T_LONG_MS));
+	ATF_REQUIRE(close(w) == 0);
+}
+
+/*
+ * Fork a process that holds copies of our descriptors and execs a shell
+ * waiting for a line on a pipe; returns its pid, *inp the pipe to it.
+ */
+static pid_t
+t_fork_exec_reader(int *inp, int *readyp)
+{
+	int in[2], ready[2];
+	pid_t f;
+
+	ATF_REQUIRE(pipe2(in, O_CLOEXEC) == 0);
+	ATF_REQUIRE(pipe2(ready, O_CLOEXEC) == 0);
+	f = fork();
+	ATF_REQUIRE(f >= 0);
+	if (f == 0) {
+		/* stdin: the pipe; fd 3: ready pipe, written after exec. */
+		if (dup2(in[0], 0) == -1 || dup2(ready[1], 3) == -1)
+			_exit(126);
+		execl("/bin/sh", "sh", "-c", "echo >&3; read x", (char *)NULL);
+		_exit(127);
+	}
+	ATF_REQUIRE(close(in[0]) == 0);
+	ATF_REQUIRE(close(ready[1]) == 0);
+	*inp = in[1];
+	*readyp = ready[0];
+	return (f);
+}
+
+static void
+t_end_reader(pid_t f, int in, int ready)
+{
+	int status;
+
+	ATF_REQUIRE(close(in) == 0);	/* EOF: read returns, sh exits. */
+	ATF_REQUIRE(waitpid(f, &status, 0) == f);
+	ATF_REQUIRE(close(ready) == 0);
+}
+
+/* Exec in a forked copy closes a PD_CLOEXEC descriptor: the child dies. */
+T_TC(close__exec_cloexec, "exec closing the last PD_CLOEXEC copy kills")
+{
+	int fd, w, in, ready;
+	pid_t f;
+	char c;
+
+	w = t_watch(t_pdfork_pause(&fd, PD_CLOEXEC));
+	f = t_fork_exec_reader(&in, &ready);
+	ATF_REQUIRE(close(fd) == 0);
+	/* The fork's copy closes at its exec. */
+	ATF_REQUIRE(read(ready, &c, 1) == 1);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(w, T_LONG_MS));
+	t_end_reader(f, in, ready);
+	ATF_REQUIRE(close(w) == 0);
+}
+
+/*
+ * Without PD_CLOEXEC the forked copy survives the exec and keeps the
+ * child alive; that process exiting is the last close.
+ */
+T_TC(close__exec_kept, "a copy kept across exec keeps the child alive")
+{
+	int fd, w, in, ready;
+	pid_t f;
+	char c;
+
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	f = t_fork_exec_reader(&in, &ready);
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_REQUIRE(read(ready, &c, 1) == 1);
+	t_close_barrier();
+	ATF_CHECK(t_alive(w));
+	t_end_reader(f, in, ready);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(w, T_LONG_MS));
+	ATF_REQUIRE(close(w) == 0);
+}
+
+#define	NMANY	200
+
+/* 200 children whose descriptors are closed at once all die. */
+T_TC(close__many, "200 children closed at once all die")
+{
+	int fd[NMANY], w[NMANY], i;
+
+	for (i = 0; i < NMANY; i++)
+		w[i] = t_watch(t_pdfork_pause(&fd[i], 0));
+	for (i = 0; i < NMANY; i++)
+		ATF_REQUIRE(close(fd[i]) == 0);
+	for (i = 0; i < NMANY; i++) {
+		ATF_REQUIRE_MSG(t_dead_within(w[i], T_LONG_MS),
+		    "child %d survived", i);
+		ATF_REQUIRE(t_hup_within(w[i], T_LONG_MS));
+		ATF_REQUIRE(close(w[i]) == 0);
+	}
+}
+
+#define	NTHREADS	4
+#define	NROUNDS		50
+
+static void *
+churn(void *arg)
+{
+	int fd, w, i, *bad;
+	pid_t pid;
+
+	bad = arg;
+	for (i = 0; i < NROUNDS; i++) {
+		if ((pid = pdfork(&fd, 0)) == -1) {
+			(*bad)++;
+			continue;
+		}
+		if (pid == 0) {
+			/*
+			 * Drop the copies of the other threads' descriptors
+			 * that this child inherited: two children holding
+			 * each other's would keep each other alive (so they
+			 * would on FreeBSD).
+			 */
+			syscall(SYS_close_range, 3, ~0U, 0);
+			for (;;)
+				pause();
+		}
+		w = (int)syscall(SYS_pidfd_open, pid, 0);
+		close(fd);
+		if (w == -1 || !t_dead_within(w, T_LONG_MS) ||
+		    !t_hup_within(w, T_LONG_MS))
+			(*bad)++;
+		if (w != -1)
+			close(w);
+	}
+	return (NULL);
+}
+
+/* pdfork and close from 4 threads at once: every child dies, no leak. */
+T_TC(close__threads, "concurrent pdfork/close from 4 threads")
+{
+	pthread_t td[NTHREADS];
+	int bad[NTHREADS], i;
+
+	for (i = 0; i < NTHREADS; i++) {
+		bad[i] = 0;
+		ATF_REQUIRE(pthread_create(&td[i], NULL, churn, &bad[i]) == 0);
+	}
+	for (i = 0; i < NTHREADS; i++) {
+		ATF_REQUIRE(pthread_join(td[i], NULL) == 0);
+		ATF_CHECK_EQ_MSG(bad[i], 0, "thread %d: %d failures", i,
+		    bad[i]);
+	}
+}
+
+/* The library's socket to its guardian, found among our fds. */
+static int
+t_guardian_sock(void)
+{
+	char path[300], link[64];
+	struct dirent *de;
+	int fd, found, type;
+	socklen_t len;
+	DIR *d;
+
+	found = -1;
+	ATF_REQUIRE((d = opendir("/proc/self/fd")) != NULL);
+	while ((de = readdir(d)) != NULL) {
+		fd = atoi(de->d_name);
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		memset(link, 0, sizeof(link));
+		if (readlink(path, link, sizeof(link) - 1) <= 0 ||
+		    strncmp(link, "socket:", 7) != 0)
+			continue;
+		len = sizeof(type);
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
+		    type == SOCK_SEQPACKET)
+			found = fd;
+	}
+	closedir(d);
+	return (found);
+}
+
+/*
+ * The application closing the library's own descriptor (closefrom(3))
+ * breaks nothing: children guarded before still die on close, new ones
+ * are guarded by a new guardian, pdwait still works.
+ */
+ATF_TC_WITHOUT_HEAD(close__closefrom_internal);
+ATF_TC_BODY(close__closefrom_internal, tc)
+{
+	int fd, fd2, s, s2, w, status;
+
+	(void)tc;
+	t_init();
+
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	ATF_REQUIRE((s = t_guardian_sock()) >= 0);
+	ATF_REQUIRE(close(s) == 0);
+	/* The number is reused by something else of the application's. */
+	ATF_REQUIRE(open("/dev/null", O_RDONLY) == s);
+	t_pdfork_exit(&fd2, 0, 9);
+	ATF_REQUIRE(pdwait(fd2, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+	ATF_REQUIRE(close(fd2) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(w, T_LONG_MS));
+	ATF_REQUIRE(close(w) == 0);
+	/* The new guardian guards new children. */
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(w, T_LONG_MS));
+	ATF_REQUIRE(close(w) == 0);
+	/* Our /dev/null is untouched; the library has a new socket. */
+	ATF_REQUIRE(fcntl(s, F_GETFD) != -1);
+	ATF_REQUIRE(close(s) == 0);
+	ATF_REQUIRE((s2 = t_guardian_sock()) >= 0);
+	ATF_CHECK(s2 != s);
+	/* The leak check, but for the library's socket's new number. */
+	ATF_CHECK_EQ(t_nchildren(), 0);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+
+	ATF_TP_ADD_TC(tp, close__kills);
+	ATF_TP_ADD_TC(tp, close__sigkill);
+	ATF_TP_ADD_TC(tp, close__daemon_survives);
+	ATF_TP_ADD_TC(tp, close__dup_pair);
+	ATF_TP_ADD_TC(tp, close__fdupfd);
+	ATF_TP_ADD_TC(tp, close__dup2_over);
+	ATF_TP_ADD_TC(tp, close__close_range);
+	ATF_TP_ADD_TC(tp, close__exec_cloexec);
+	ATF_TP_ADD_TC(tp, close__exec_kept);
+	ATF_TP_ADD_TC(tp, close__many);
+	ATF_TP_ADD_TC(tp, close__threads);
+	ATF_TP_ADD_TC(tp, close__closefrom_internal);
+	return (atf_no_error());
+}

@@ -1,0 +1,1300 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * pdgetpid, pdkill and pdwait: results, bad input, blocking and signals,
+ * stop and continue events, errno on success, and the calls made through
+ * a fork() copy of the descriptor.
+ */
+
+#include <sys/procdesc.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define	ERRNO_MARK	12345	/* errno before a call that must keep it. */
+
+/* A page that is mapped nowhere, for EFAULT. */
+static void *
+unmapped(void)
+{
+	void *p;
+
+	p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ATF_REQUIRE(p != MAP_FAILED);
+	ATF_REQUIRE(munmap(p, 4096) == 0);
+	return (p);
+}
+
+/* An fd number that is not open. */
+static int
+closed_fd(void)
+{
+	int fd;
+
+	fd = dup(0);
+	ATF_REQUIRE(fd >= 0);
+	ATF_REQUIRE(close(fd) == 0);
+	return (fd);
+}
+
+/* A regular file, unlinked at once. */
+static int
+regular_file(void)
+{
+	char path[] = "pdwait_test.XXXXXX";
+	int fd;
+
+	fd = mkstemp(path);
+	ATF_REQUIRE_MSG(fd >= 0, "mkstemp: %s", strerror(errno));
+	ATF_REQUIRE(unlink(path) == 0);
+	return (fd);
+}
+
+/* Wait for the child behind fd to exit and be reaped (POLLHUP). */
+static void
+reaped(int fd)
+{
+
+	ATF_REQUIRE_MSG(t_hup_within(fd, T_LONG_MS), "child not reaped");
+}
+
+static long long
+tv_us(const struct timeval *tv)
+{
+
+	return ((long long)tv->tv_sec * 1000000 + tv->tv_usec);
+}
+
+static bool
+tv_sane(const struct timeval *tv)
+{
+
+	return (tv->tv_sec >= 0 && tv->tv_usec >= 0 && tv->tv_usec < 1000000);
+}
+
+/*
+ * A child that burns about 30 ms of CPU, bounded in iterations so that it
+ * always ends, then exits with code.
+ */
+static pid_t
+pdfork_burn(int *fdp, int code)
+{
+	struct timespec ts;
+	volatile unsigned long n;
+	unsigned long i;
+	pid_t pid;
+
+	pid = pdfork(fdp, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		n = 0;
+		for (i = 0; i < 4000000000UL; i++) {
+			n++;
+			if ((i & 0xfffff) == 0 &&
+			    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0 &&
+			    (ts.tv_sec > 0 || ts.tv_nsec >= 30 * 1000 * 1000))
+				break;
+		}
+		_exit(code);
+	}
+	return (pid);
+}
+
+/* A child that exits with code once a byte arrives on the new pipe ctl. */
+static pid_t
+pdfork_on_byte(int *fdp, int ctl[2], int code)
+{
+	pid_t pid;
+	char c;
+
+	ATF_REQUIRE(pipe(ctl) == 0);
+	pid = pdfork(fdp, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		(void)read(ctl[0], &c, 1);
+		_exit(code);
+	}
+	return (pid);
+}
+
+static void
+close_pipe(int p[2])
+{
+
+	ATF_REQUIRE(close(p[0]) == 0);
+	ATF_REQUIRE(close(p[1]) == 0);
+}
+
+/* One byte from fd within T_LONG_MS, or -1 (nothing, EOF or error). */
+static int
+read_byte(int fd)
+{
+	struct pollfd pfd;
+	char c;
+
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, T_LONG_MS) != 1 || read(fd, &c, 1) != 1)
+		return (-1);
+	return ((unsigned char)c);
+}
+
+/*
+ * Thread tid of this process is asleep: state 'S' in
+ * /proc/self/task/tid/stat and a wait channel in .../wchan.  The state
+ * alone is not enough: waitid(2) sets TASK_INTERRUPTIBLE before it scans
+ * for events, so a thread that loops on waitid shows 'S' while it runs;
+ * wchan is "0" unless the thread is off the run queue.
+ */
+static bool
+task_asleep(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *fp;
+	bool s;
+
+	s = false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	if ((fp = fopen(path, "re")) != NULL) {
+		if (fgets(buf, sizeof(buf), fp) != NULL &&
+		    (p = strrchr(buf, ')')) != NULL && p[1] == ' ')
+			s = (p[2] == 'S');
+		fclose(fp);
+	}
+	if (!s)
+		return (false);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", (int)tid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (false);
+	if (fgets(buf, sizeof(buf), fp) == NULL)
+		buf[0] = '\0';
+	fclose(fp);
+	return (buf[0] != '\0' && strcmp(buf, "0") != 0);
+}
+
+/* Thread tid is asleep within ms.  No sleeping here: read, yield, read. */
+static bool
+task_sleeping(pid_t tid, int ms)
+{
+	struct timespec now, end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		if (task_asleep(tid))
+			return (true);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec &&
+		    now.tv_nsec > end.tv_nsec))
+			return (false);
+		sched_yield();
+	}
+}
+
+/*
+ * A helper thread that waits until the main thread has announced a
+ * blocking call (entering) and sleeps in it (within ms), then acts: writes
+ * a byte to wfd, sends sig to the main thread, or pdkill()s pdsig to the
+ * child.  If the main thread does not report back on done within
+ * T_LONG_MS, the waker SIGKILLs the child, so that a call that missed its
+ * wake-up still returns and the case fails instead of hanging.
+ */
+struct waker {
+	pthread_t	main;		/* The thread to watch. */
+	pid_t		tid;		/* Its kernel tid. */
+	int		ms;		/* Bound on seeing it asleep. */
+	atomic_bool	entering;	/* Main is about to block. */
+	int		pdfd;		/* The pd of the child. */
+	int		wfd;		/* Write a byte here, or -1. */
+	int		sig;		/* Send this to main, or 0. */
+	int		pdsig;		/* Send this to the child, or 0. */
+	int		done[2];	/* Main writes here once it returned. */
+	atomic_bool	slept;		/* Main was seen asleep. */
+	atomic_bool	acted;		/* The byte or signal went out. */
+	atomic_bool	rescued;	/* Main did not return: child killed. */
+};
+
+static void *
+waker_main(void *arg)
+{
+	struct pollfd pfd;
+	struct waker *w;
+
+	w = arg;
+	while (!atomic_load(&w->entering))
+		sched_yield();
+	atomic_store(&w->slept, task_sleeping(w->tid, w->ms));
+	atomic_store(&w->acted, true);
+	if (w->wfd != -1)
+		(void)write(w->wfd, "w", 1);
+	if (w->sig != 0)
+		(void)pthread_kill(w->main, w->sig);
+	if (w->pdsig != 0)
+		(void)pdkill(w->pdfd, w->pdsig);
+	pfd.fd = w->done[0];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, T_LONG_MS) != 1) {
+		atomic_store(&w->rescued, true);
+		(void)pdkill(w->pdfd, SIGKILL);
+	}
+	return (NULL);
+}
+
+/* A waker for the child behind pdfd that does nothing yet. */
+static void
+waker_init(struct waker *w, int pdfd)
+{
+
+	memset(w, 0, sizeof(*w));
+	w->main = pthread_self();
+	w->tid = (pid_t)syscall(SYS_gettid);
+	w->ms = T_LONG_MS;
+	atomic_init(&w->entering, false);
+	atomic_init(&w->slept, false);
+	atomic_init(&w->acted, false);
+	atomic_init(&w->rescued, false);
+	w->pdfd = pdfd;
+	w->wfd = -1;
+	ATF_REQUIRE(pipe(w->done) == 0);
+}
+
+static void
+waker_start(struct waker *w, pthread_t *td)
+{
+
+	ATF_REQUIRE(pthread_create(td, NULL, waker_main, w) == 0);
+}
+
+/* The main thread returned from its blocking call: join the waker. */
+static void
+waker_join(struct waker *w, pthread_t td)
+{
+
+	ATF_REQUIRE(write(w->done[1], "d", 1) == 1);
+	ATF_REQUIRE(pthread_join(td, NULL) == 0);
+	close_pipe(w->done);
+	ATF_CHECK_MSG(atomic_load(&w->slept), "never saw the call asleep");
+	ATF_CHECK_MSG(!atomic_load(&w->rescued),
+	    "the call did not return: child killed to end it");
+}
+
+/* pdgetpid returns the pid that pdfork returned. */
+T_TC(pdgetpid__basic, "pdgetpid gives the child's pid")
+{
+	pid_t pid, got;
+	int fd;
+
+	pid = t_pdfork_pause(&fd, 0);
+	got = -1;
+	ATF_REQUIRE(pdgetpid(fd, &got) == 0);
+	ATF_CHECK_EQ(got, pid);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdgetpid still gives the pid after the exit and after pdwait. */
+T_TC(pdgetpid__after_exit, "pdgetpid works after exit and after pdwait")
+{
+	pid_t pid, got;
+	int fd;
+
+	pid = t_pdfork_exit(&fd, 0, 0);
+	reaped(fd);
+	got = -1;
+	ATF_CHECK(pdgetpid(fd, &got) == 0);
+	ATF_CHECK_EQ(got, pid);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	got = -1;
+	ATF_CHECK(pdgetpid(fd, &got) == 0);
+	ATF_CHECK_EQ(got, pid);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdgetpid on an fd that is not open fails with EBADF. */
+T_TC(pdgetpid__ebadf_closed, "pdgetpid: EBADF for a closed fd")
+{
+	const int bad[] = { -1, INT_MAX, 1 << 20, closed_fd() };
+	size_t i;
+	pid_t got;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		got = -42;
+		errno = 0;
+		ATF_CHECK_ERRNO(EBADF, pdgetpid(bad[i], &got) == -1);
+		ATF_CHECK_EQ(got, -42);
+	}
+}
+
+/* pdgetpid on a regular file, a pipe or a socket fails with EBADF. */
+T_TC(pdgetpid__ebadf_file, "pdgetpid: EBADF for a file, pipe, socket")
+{
+	int f, p[2], s[2];
+	pid_t got;
+
+	f = regular_file();
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
+	got = -42;
+	ATF_CHECK_ERRNO(EBADF, pdgetpid(f, &got) == -1);
+	ATF_CHECK_ERRNO(EBADF, pdgetpid(p[0], &got) == -1);
+	ATF_CHECK_ERRNO(EBADF, pdgetpid(p[1], &got) == -1);
+	ATF_CHECK_ERRNO(EBADF, pdgetpid(s[0], &got) == -1);
+	ATF_CHECK_EQ(got, -42);
+	ATF_REQUIRE(close(f) == 0);
+	close_pipe(p);
+	close_pipe(s);
+}
+
+/*
+ * pdgetpid on other open fds that are not pds fails with EBADF: an
+ * eventfd, an epoll fd, a directory, and a /proc/<pid> directory (which
+ * pidfd_send_signal(2) would accept).
+ */
+T_TC(pdgetpid__ebadf_not_pd, "pdgetpid: EBADF for eventfd, epoll, dirs")
+{
+	int fds[4];
+	size_t i;
+	pid_t got;
+
+	fds[0] = eventfd(0, EFD_CLOEXEC);
+	fds[1] = epoll_create1(EPOLL_CLOEXEC);
+	fds[2] = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fds[3] = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; i < 4; i++) {
+		ATF_REQUIRE(fds[i] >= 0);
+		got = -42;
+		errno = 0;
+		ATF_CHECK_ERRNO(EBADF, pdgetpid(fds[i], &got) == -1);
+		ATF_CHECK_EQ(got, -42);
+	}
+	for (i = 0; i < 4; i++)
+		ATF_REQUIRE(close(fds[i]) == 0);
+}
+
+/* pdgetpid with an unwritable pidp fails with EFAULT. */
+T_TC(pdgetpid__efault, "pdgetpid: EFAULT for an unmapped pidp")
+{
+	int fd;
+
+	t_pdfork_exit(&fd, 0, 0);
+	ATF_CHECK_ERRNO(EFAULT, pdgetpid(fd, unmapped()) == -1);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_ERRNO(EFAULT, pdgetpid(fd, unmapped()) == -1);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdgetpid on a dup() of the descriptor gives the same pid. */
+T_TC(pdgetpid__dup, "pdgetpid on a dup gives the same pid")
+{
+	pid_t pid, got;
+	int fd, fd2;
+
+	pid = t_pdfork_pause(&fd, 0);
+	fd2 = dup(fd);
+	ATF_REQUIRE(fd2 >= 0);
+	got = -1;
+	ATF_REQUIRE(pdgetpid(fd2, &got) == 0);
+	ATF_CHECK_EQ(got, pid);
+	ATF_REQUIRE(pdkill(fd2, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	got = -1;
+	ATF_REQUIRE(pdgetpid(fd2, &got) == 0);
+	ATF_CHECK_EQ(got, pid);
+	ATF_REQUIRE(close(fd2) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+static int usr1_pipe = -1;	/* The child's handler writes here. */
+static pid_t usr1_sender;	/* The pid the handler expects as sender. */
+
+static void
+on_usr1(int sig, siginfo_t *si, void *uc)
+{
+	char c;
+
+	(void)uc;
+	c = (sig == SIGUSR1 && si->si_code == SI_USER &&
+	    si->si_pid == usr1_sender) ? 'u' : 'x';
+	(void)write(usr1_pipe, &c, 1);
+}
+
+/*
+ * pdkill delivers a caught signal: the child's handler runs (and sees
+ * SI_USER from the sender, SPEC.md's deviation) and the child goes on.
+ */
+T_TC(pdkill__caught, "pdkill delivers a signal to a handler")
+{
+	struct sigaction sa;
+	sigset_t set, old;
+	int c, fd, ready[2], hp[2], status;
+	pid_t pid;
+
+	ATF_REQUIRE(pipe(ready) == 0);
+	ATF_REQUIRE(pipe(hp) == 0);
+	usr1_sender = getpid();
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	ATF_REQUIRE(sigprocmask(SIG_BLOCK, &set, &old) == 0);
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		usr1_pipe = hp[1];
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_usr1;
+		sa.sa_flags = SA_SIGINFO;
+		if (sigaction(SIGUSR1, &sa, NULL) == -1)
+			_exit(1);
+		(void)write(ready[1], "r", 1);
+		sigemptyset(&set);
+		(void)sigsuspend(&set);
+		_exit(7);
+	}
+	ATF_REQUIRE(sigprocmask(SIG_SETMASK, &old, NULL) == 0);
+	ATF_REQUIRE(close(ready[1]) == 0);
+	ATF_REQUIRE(close(hp[1]) == 0);
+	ATF_REQUIRE_EQ(read_byte(ready[0]), 'r');
+	ATF_REQUIRE(pdkill(fd, SIGUSR1) == 0);
+	c = read_byte(hp[0]);
+	ATF_CHECK_MSG(c == 'u', "handler: %d ('x': wrong signo/si_code/si_pid, "
+	    "-1: did not run)", c);
+	if (c != 'u')
+		(void)pdkill(fd, SIGKILL);
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 7,
+	    "status %#x", status);
+	ATF_REQUIRE(close(ready[0]) == 0);
+	ATF_REQUIRE(close(hp[0]) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * pdkill with signal 0 on a live child returns 0 and sends nothing: the
+ * child still answers afterwards and dies of the next real signal.
+ */
+T_TC(pdkill__sig0, "pdkill(fd, 0) on a live child: 0, child runs on")
+{
+	int fd, status, ping[2], pong[2];
+	pid_t pid;
+	char c;
+
+	ATF_REQUIRE(pipe(ping) == 0);
+	ATF_REQUIRE(pipe(pong) == 0);
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		if (read(ping[0], &c, 1) == 1)
+			(void)write(pong[1], &c, 1);
+		for (;;)
+			pause();
+	}
+	ATF_REQUIRE(close(pong[1]) == 0);
+	ATF_CHECK_EQ(pdkill(fd, 0), 0);
+	ATF_CHECK_EQ(pdkill(fd, 0), 0);
+	ATF_REQUIRE(write(ping[1], "p", 1) == 1);
+	ATF_CHECK_EQ_MSG(read_byte(pong[0]), 'p', "the child did not answer");
+	status = 0;
+	ATF_CHECK_ERRNO(EAGAIN,
+	    pdwait(fd, &status, WEXITED | WNOHANG, NULL, NULL) == -1);
+	ATF_REQUIRE(pdkill(fd, SIGTERM) == 0);
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+	    "status %#x", status);
+	close_pipe(ping);
+	ATF_REQUIRE(close(pong[0]) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * pdkill on a child that has exited, while the descriptor is open, is a
+ * no-op that returns 0: right after the exit, once reaped, after pdwait.
+ */
+T_TC(pdkill__after_exit, "pdkill after the exit returns 0")
+{
+	int ctl[2], fd, w;
+	pid_t pid;
+
+	pid = pdfork_on_byte(&fd, ctl, 0);
+	w = t_watch(pid);
+	ATF_REQUIRE(write(ctl[1], "x", 1) == 1);
+	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
+	ATF_CHECK_EQ(pdkill(fd, SIGTERM), 0);
+	reaped(fd);
+	ATF_CHECK_EQ(pdkill(fd, 0), 0);
+	ATF_CHECK_EQ(pdkill(fd, SIGKILL), 0);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_EQ(pdkill(fd, 0), 0);
+	ATF_CHECK_EQ(pdkill(fd, SIGTERM), 0);
+	close_pipe(ctl);
+	ATF_REQUIRE(close(w) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdkill with signum < 0 or > 128 fails with EINVAL, before the fd. */
+T_TC(pdkill__einval, "pdkill: EINVAL for signum -1 and 129, any fd")
+{
+	const int sigs[] = { -1, 129, INT_MIN, INT_MAX };
+	int fd, p[2];
+	size_t i;
+
+	ATF_REQUIRE(pipe(p) == 0);
+	t_pdfork_pause(&fd, 0);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		ATF_CHECK_ERRNO(EINVAL, pdkill(fd, sigs[i]) == -1);
+		ATF_CHECK_ERRNO(EINVAL, pdkill(-1, sigs[i]) == -1);
+		ATF_CHECK_ERRNO(EINVAL, pdkill(closed_fd(), sigs[i]) == -1);
+		ATF_CHECK_ERRNO(EINVAL, pdkill(p[0], sigs[i]) == -1);
+	}
+	ATF_CHECK_EQ(pdkill(fd, 0), 0);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	close_pipe(p);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdkill on a bad fd or an open fd that is not a pd fails with EBADF. */
+T_TC(pdkill__ebadf, "pdkill: EBADF for a bad fd and a non-pd fd")
+{
+	int f, p[2], s[2];
+
+	f = regular_file();
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
+	ATF_CHECK_ERRNO(EBADF, pdkill(-1, 0) == -1);
+	ATF_CHECK_ERRNO(EBADF, pdkill(INT_MAX, SIGKILL) == -1);
+	ATF_CHECK_ERRNO(EBADF, pdkill(closed_fd(), SIGTERM) == -1);
+	ATF_CHECK_ERRNO(EBADF, pdkill(f, SIGTERM) == -1);
+	ATF_CHECK_ERRNO(EBADF, pdkill(p[0], 0) == -1);
+	ATF_CHECK_ERRNO(EBADF, pdkill(p[1], SIGKILL) == -1);
+	ATF_CHECK_ERRNO(EBADF, pdkill(s[0], SIGTERM) == -1);
+	ATF_REQUIRE(close(f) == 0);
+	close_pipe(p);
+	close_pipe(s);
+}
+
+/* pdkill SIGKILL kills the child; pdwait reports the signal. */
+T_TC(pdkill__sigkill, "pdkill SIGKILL kills")
+{
+	int fd, status;
+
+	t_pdfork_pause(&fd, 0);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	status = 0;
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "status %#x", status);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdkill of a signal whose default action is to terminate kills. */
+T_TC(pdkill__sigterm, "pdkill SIGTERM (default action) kills")
+{
+	int fd, status;
+
+	t_pdfork_pause(&fd, 0);
+	ATF_REQUIRE(pdkill(fd, SIGTERM) == 0);
+	status = 0;
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+	    "status %#x", status);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * pdkill is checked by the kernel's permissions: the descriptor grants no
+ * right to signal another user's process (EPERM).  Written out by hand
+ * because T_TC cannot set require.user.
+ */
+static void pdkill__eperm_body(void);
+ATF_TC(pdkill__eperm);
+ATF_TC_HEAD(pdkill__eperm, tc)
+{
+
+	atf_tc_set_md_var(tc, "descr", "pdkill: EPERM on another uid's process");
+	atf_tc_set_md_var(tc, "require.user", "unprivileged");
+}
+ATF_TC_BODY(pdkill__eperm, tc)
+{
+	struct t_leak l;
+
+	(void)tc;
+	t_init();
+	t_leak_begin(&l);
+	pdkill__eperm_body();
+	t_leak_end(&l);
+}
+
+static void
+pdkill__eperm_body(void)
+{
+	pid_t got;
+	int fd;
+
+	if (geteuid() == 0)
+		atf_tc_skip("root may signal anything; run as nobody");
+	/* Pid 1 runs as root; PD_DAEMON: the close must not try to kill it. */
+	fd = pdopenpid(1, PD_DAEMON);
+	ATF_REQUIRE_MSG(fd >= 0, "pdopenpid(1): %s", strerror(errno));
+	ATF_CHECK(pdgetpid(fd, &got) == 0 && got == 1);
+	ATF_CHECK_ERRNO(EPERM, pdkill(fd, 0) == -1);
+	ATF_CHECK_ERRNO(EPERM, pdkill(fd, SIGTERM) == -1);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdwait reports the code of _exit(N), 0 and 255 included. */
+T_TC(pdwait__exit_status, "pdwait: WIFEXITED and WEXITSTATUS of _exit(N)")
+{
+	const int codes[] = { 0, 1, 42, 127, 128, 255 };
+	size_t i;
+	int fd, status;
+
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		t_pdfork_exit(&fd, 0, codes[i]);
+		status = -1;
+		ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+		ATF_CHECK_MSG(WIFEXITED(status) &&
+		    WEXITSTATUS(status) == codes[i],
+		    "_exit(%d): status %#x", codes[i], status);
+		ATF_REQUIRE(close(fd) == 0);
+	}
+}
+
+/* pdwait reports a child killed by a signal it raised itself. */
+T_TC(pdwait__signaled, "pdwait: WIFSIGNALED and WTERMSIG")
+{
+	pid_t pid;
+	int fd, status;
+
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		(void)raise(SIGUSR2);
+		_exit(1);
+	}
+	status = 0;
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR2,
+	    "status %#x", status);
+	ATF_CHECK(!WIFEXITED(status));
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdwait returns 0 on success, not the pid. */
+T_TC(pdwait__returns_zero, "pdwait returns 0, not a pid")
+{
+	int fd;
+
+	t_pdfork_exit(&fd, 0, 5);
+	ATF_CHECK_EQ(pdwait(fd, NULL, WEXITED, NULL, NULL), 0);
+	ATF_CHECK_EQ(pdwait(fd, NULL, WEXITED | WNOHANG, NULL, NULL), 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdwait fills info like waitid: SIGCHLD, pid, code and status. */
+T_TC(pdwait__info, "pdwait fills siginfo for an exit and a kill")
+{
+	siginfo_t si;
+	pid_t pid;
+	int fd;
+
+	pid = t_pdfork_exit(&fd, 0, 42);
+	memset(&si, 0xa5, sizeof(si));
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, &si) == 0);
+	ATF_CHECK_EQ(si.si_signo, SIGCHLD);
+	ATF_CHECK_EQ(si.si_pid, pid);
+	ATF_CHECK_EQ(si.si_code, CLD_EXITED);
+	ATF_CHECK_EQ(si.si_status, 42);
+	ATF_REQUIRE(close(fd) == 0);
+
+	pid = t_pdfork_pause(&fd, 0);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	memset(&si, 0xa5, sizeof(si));
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, &si) == 0);
+	ATF_CHECK_EQ(si.si_signo, SIGCHLD);
+	ATF_CHECK_EQ(si.si_pid, pid);
+	ATF_CHECK_EQ(si.si_code, CLD_KILLED);
+	ATF_CHECK_EQ(si.si_status, SIGKILL);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdwait fills wrusage with the child's own CPU time. */
+T_TC(pdwait__rusage, "pdwait fills wru_self")
+{
+	struct __wrusage wru;
+	int fd, status;
+
+	pdfork_burn(&fd, 3);
+	memset(&wru, 0xff, sizeof(wru));
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, &wru, NULL) == 0);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	ATF_CHECK(tv_sane(&wru.wru_self.ru_utime));
+	ATF_CHECK(tv_sane(&wru.wru_self.ru_stime));
+	ATF_CHECK_MSG(tv_us(&wru.wru_self.ru_utime) +
+	    tv_us(&wru.wru_self.ru_stime) > 0, "no CPU time: %lld+%lld us",
+	    tv_us(&wru.wru_self.ru_utime), tv_us(&wru.wru_self.ru_stime));
+	/* wru_children: zero (nothing reaped below) or real, not garbage. */
+	ATF_CHECK(tv_sane(&wru.wru_children.ru_utime));
+	ATF_CHECK(tv_sane(&wru.wru_children.ru_stime));
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdwait accepts NULL for status, wrusage and info, in any mix. */
+T_TC(pdwait__null_args, "pdwait: NULL status, wrusage, info accepted")
+{
+	struct __wrusage wru;
+	siginfo_t si;
+	int fd, status;
+
+	t_pdfork_exit(&fd, 0, 9);
+	ATF_CHECK_EQ(pdwait(fd, NULL, WEXITED, NULL, NULL), 0);
+	status = -1;
+	ATF_CHECK_EQ(pdwait(fd, &status, WEXITED, NULL, NULL), 0);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+	ATF_CHECK_EQ(pdwait(fd, NULL, WEXITED, &wru, NULL), 0);
+	memset(&si, 0, sizeof(si));
+	ATF_CHECK_EQ(pdwait(fd, NULL, WEXITED, NULL, &si), 0);
+	ATF_CHECK_EQ(si.si_status, 9);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdwait WNOHANG on a live child fails with EAGAIN, writing nothing. */
+T_TC(pdwait__wnohang_live, "pdwait WNOHANG on a live child: EAGAIN")
+{
+	int fd, status;
+
+	t_pdfork_pause(&fd, 0);
+	status = -42;
+	errno = 0;
+	ATF_CHECK_ERRNO(EAGAIN,
+	    pdwait(fd, &status, WEXITED | WNOHANG, NULL, NULL) == -1);
+	ATF_CHECK_EQ(status, -42);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdwait WNOHANG after the child was reaped returns 0 and the status. */
+T_TC(pdwait__wnohang_exited, "pdwait WNOHANG after exit: 0 and status")
+{
+	siginfo_t si;
+	pid_t pid;
+	int fd, status;
+
+	pid = t_pdfork_exit(&fd, 0, 17);
+	reaped(fd);
+	status = -1;
+	memset(&si, 0, sizeof(si));
+	ATF_REQUIRE_EQ(pdwait(fd, &status, WEXITED | WNOHANG, NULL, &si), 0);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 17,
+	    "status %#x", status);
+	ATF_CHECK_EQ(si.si_pid, pid);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdwait is repeatable: each call gives the same status and rusage. */
+T_TC(pdwait__repeatable, "pdwait three times: same status and rusage")
+{
+	struct __wrusage wru[3];
+	siginfo_t si[3];
+	int fd, i, status[3];
+
+	pdfork_burn(&fd, 21);
+	memset(wru, 0xa5, sizeof(wru));
+	memset(si, 0, sizeof(si));
+	for (i = 0; i < 3; i++) {
+		status[i] = -1;
+		ATF_REQUIRE_MSG(pdwait(fd, &status[i], WEXITED | (i == 2 ?
+		    WNOHANG : 0), &wru[i], &si[i]) == 0, "call %d: %s", i,
+		    strerror(errno));
+	}
+	ATF_CHECK(WIFEXITED(status[0]) && WEXITSTATUS(status[0]) == 21);
+	ATF_CHECK(tv_us(&wru[0].wru_self.ru_utime) +
+	    tv_us(&wru[0].wru_self.ru_stime) > 0);
+	for (i = 1; i < 3; i++) {
+		ATF_CHECK_EQ(status[i], status[0]);
+		ATF_CHECK_MSG(memcmp(&wru[i].wru_self, &wru[0].wru_self,
+		    sizeof(wru[0].wru_self)) == 0, "rusage of call %d differs",
+		    i);
+		ATF_CHECK_EQ(si[i].si_pid, si[0].si_pid);
+		ATF_CHECK_EQ(si[i].si_code, si[0].si_code);
+		ATF_CHECK_EQ(si[i].si_status, si[0].si_status);
+	}
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * pdwait with options that ask for no event, or unknown bits, fails with
+ * EINVAL: WEXITED is not implied.
+ */
+T_TC(pdwait__einval_options, "pdwait: EINVAL for 0, unknown bits, WNOHANG")
+{
+	const int bad[] = { 0, 0x40000000, WNOHANG, WNOHANG | WNOWAIT,
+	    WEXITED | 0x40000000, -1 };
+	size_t i;
+	int fd, status;
+
+	t_pdfork_exit(&fd, 0, 0);
+	reaped(fd);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		status = -42;
+		errno = 0;
+		ATF_CHECK_ERRNO(EINVAL,
+		    pdwait(fd, &status, bad[i], NULL, NULL) == -1);
+		ATF_CHECK_EQ(status, -42);
+	}
+	ATF_CHECK_EQ(pdwait(fd, &status, WEXITED, NULL, NULL), 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdwait on an open fd that is not a pd fails with EINVAL, not EBADF. */
+T_TC(pdwait__einval_not_pd, "pdwait: EINVAL for a pipe, file, socket")
+{
+	int f, p[2], s[2];
+
+	f = regular_file();
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
+	ATF_CHECK_ERRNO(EINVAL, pdwait(p[0], NULL, WEXITED, NULL, NULL) == -1);
+	ATF_CHECK_ERRNO(EINVAL, pdwait(p[1], NULL, WEXITED, NULL, NULL) == -1);
+	ATF_CHECK_ERRNO(EINVAL, pdwait(f, NULL, WEXITED, NULL, NULL) == -1);
+	ATF_CHECK_ERRNO(EINVAL, pdwait(s[0], NULL, WEXITED, NULL, NULL) == -1);
+	ATF_REQUIRE(close(f) == 0);
+	close_pipe(p);
+	close_pipe(s);
+}
+
+/* pdwait on an fd that is not open fails with EBADF. */
+T_TC(pdwait__ebadf, "pdwait: EBADF for a closed fd")
+{
+	int status;
+
+	status = -42;
+	ATF_CHECK_ERRNO(EBADF,
+	    pdwait(-1, &status, WEXITED, NULL, NULL) == -1);
+	ATF_CHECK_ERRNO(EBADF,
+	    pdwait(INT_MAX, &status, WEXITED, NULL, NULL) == -1);
+	ATF_CHECK_ERRNO(EBADF,
+	    pdwait(closed_fd(), &status, WEXITED | WNOHANG, NULL, NULL) == -1);
+	ATF_CHECK_EQ(status, -42);
+}
+
+/* pdwait with an unwritable status, wrusage or info fails with EFAULT. */
+T_TC(pdwait__efault, "pdwait: EFAULT for unmapped status, wrusage, info")
+{
+	int fd, status;
+
+	t_pdfork_exit(&fd, 0, 4);
+	reaped(fd);
+	ATF_CHECK_ERRNO(EFAULT,
+	    pdwait(fd, unmapped(), WEXITED, NULL, NULL) == -1);
+	ATF_CHECK_ERRNO(EFAULT,
+	    pdwait(fd, NULL, WEXITED, unmapped(), NULL) == -1);
+	ATF_CHECK_ERRNO(EFAULT,
+	    pdwait(fd, NULL, WEXITED, NULL, unmapped()) == -1);
+	ATF_CHECK_ERRNO(EFAULT,
+	    pdwait(fd, &status, WEXITED | WNOHANG, NULL, unmapped()) == -1);
+	/* Nothing was consumed. */
+	status = -1;
+	ATF_CHECK_EQ(pdwait(fd, &status, WEXITED, NULL, NULL), 0);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 4);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * pdwait without WNOHANG blocks while the child runs and returns once it
+ * exits: a thread lets the child exit only after it saw us asleep.
+ */
+T_TC(pdwait__blocks, "pdwait blocks until the child exits")
+{
+	struct waker w;
+	pthread_t td;
+	int ctl[2], fd, status;
+
+	pdfork_on_byte(&fd, ctl, 33);
+	waker_init(&w, fd);
+	w.wfd = ctl[1];
+	waker_start(&w, &td);
+	status = -1;
+	atomic_store(&w.entering, true);
+	ATF_CHECK_EQ(pdwait(fd, &status, WEXITED, NULL, NULL), 0);
+	ATF_CHECK_MSG(atomic_load(&w.acted), "returned before the exit");
+	waker_join(&w, td);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 33,
+	    "status %#x", status);
+	close_pipe(ctl);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+static volatile sig_atomic_t got_alrm;
+
+static void
+on_alrm(int sig)
+{
+
+	(void)sig;
+	got_alrm = 1;
+}
+
+/*
+ * A signal caught by a handler without SA_RESTART interrupts a blocked
+ * pdwait: -1/EINTR, the child untouched.
+ */
+T_TC(pdwait__eintr, "pdwait: EINTR when a handler interrupts it")
+{
+	struct sigaction sa, osa;
+	struct waker w;
+	pthread_t td;
+	pid_t pid;
+	int fd, status, watch, r, e;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alrm;
+	sa.sa_flags = 0;
+	ATF_REQUIRE(sigaction(SIGALRM, &sa, &osa) == 0);
+	got_alrm = 0;
+	pid = t_pdfork_pause(&fd, 0);
+	watch = t_watch(pid);
+	waker_init(&w, fd);
+	w.sig = SIGALRM;
+	waker_start(&w, &td);
+	status = -42;
+	atomic_store(&w.entering, true);
+	r = pdwait(fd, &status, WEXITED, NULL, NULL);
+	e = errno;
+	waker_join(&w, td);
+	ATF_CHECK(got_alrm == 1);
+	ATF_CHECK_MSG(r == -1 && e == EINTR, "pdwait: %d, %s", r,
+	    strerror(e));
+	ATF_CHECK_EQ(status, -42);
+	ATF_CHECK(t_alive(watch));
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	ATF_REQUIRE(sigaction(SIGALRM, &osa, NULL) == 0);
+	ATF_REQUIRE(close(watch) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * pdwait(WUNTRACED) reports a stopped child and pdwait(WCONTINUED) its
+ * continuation.
+ */
+T_TC(pdwait__stop_continue, "pdwait: WUNTRACED and WCONTINUED events")
+{
+	siginfo_t si;
+	pid_t pid;
+	int fd, status;
+
+	pid = t_pdfork_pause(&fd, 0);
+	ATF_REQUIRE(pdkill(fd, SIGSTOP) == 0);
+	status = -1;
+	memset(&si, 0, sizeof(si));
+	ATF_REQUIRE(pdwait(fd, &status, WUNTRACED, NULL, &si) == 0);
+	ATF_CHECK_MSG(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP,
+	    "status %#x", status);
+	ATF_CHECK_EQ(si.si_pid, pid);
+	ATF_CHECK_EQ(si.si_code, CLD_STOPPED);
+	ATF_CHECK_EQ(si.si_status, SIGSTOP);
+
+	ATF_REQUIRE(pdkill(fd, SIGCONT) == 0);
+	status = -1;
+	memset(&si, 0, sizeof(si));
+	ATF_REQUIRE(pdwait(fd, &status, WCONTINUED, NULL, &si) == 0);
+	ATF_CHECK_MSG(WIFCONTINUED(status), "status %#x", status);
+	ATF_CHECK_EQ(si.si_pid, pid);
+	ATF_CHECK_EQ(si.si_code, CLD_CONTINUED);
+
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED | WUNTRACED | WCONTINUED,
+	    NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "status %#x", status);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+static long long
+thread_cpu_us(void)
+{
+	struct rusage ru;
+
+	ATF_REQUIRE(getrusage(RUSAGE_THREAD, &ru) == 0);
+	return (tv_us(&ru.ru_utime) + tv_us(&ru.ru_stime));
+}
+
+/*
+ * pdwait(WCONTINUED) on a stopped child whose stop nobody collected
+ * sleeps until the child is continued.
+ */
+T_TC(pdwait__wcontinued_sleeps, "pdwait(WCONTINUED) sleeps while stopped")
+{
+	struct waker w;
+	pthread_t td;
+	long long cpu;
+	int fd, status;
+
+	t_pdfork_pause(&fd, 0);
+	ATF_REQUIRE(pdkill(fd, SIGSTOP) == 0);
+	/* The stop is pending (not collected) from here on. */
+	status = -1;
+	ATF_REQUIRE(pdwait(fd, &status, WUNTRACED | WNOWAIT, NULL, NULL) == 0);
+	ATF_REQUIRE(WIFSTOPPED(status));
+	waker_init(&w, fd);
+	w.ms = 2000;
+	w.pdsig = SIGCONT;
+	waker_start(&w, &td);
+	cpu = thread_cpu_us();
+	atomic_store(&w.entering, true);
+	ATF_CHECK_EQ(pdwait(fd, &status, WCONTINUED, NULL, NULL), 0);
+	cpu = thread_cpu_us() - cpu;
+	waker_join(&w, td);
+	ATF_CHECK_MSG(WIFCONTINUED(status), "status %#x", status);
+	ATF_CHECK_MSG(atomic_load(&w.slept), "pdwait used %lld us of CPU",
+	    cpu);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * pdwait(WUNTRACED) on a child whose continuation nobody collected sleeps
+ * until the child stops again.
+ */
+T_TC(pdwait__wuntraced_sleeps, "pdwait(WUNTRACED) sleeps while running")
+{
+	struct waker w;
+	pthread_t td;
+	long long cpu;
+	int fd, status;
+
+	t_pdfork_pause(&fd, 0);
+	ATF_REQUIRE(pdkill(fd, SIGSTOP) == 0);
+	ATF_REQUIRE(pdwait(fd, &status, WUNTRACED, NULL, NULL) == 0);
+	ATF_REQUIRE(WIFSTOPPED(status));
+	/* The continuation is pending (not collected) from here on. */
+	ATF_REQUIRE(pdkill(fd, SIGCONT) == 0);
+	waker_init(&w, fd);
+	w.ms = 2000;
+	w.pdsig = SIGSTOP;
+	waker_start(&w, &td);
+	cpu = thread_cpu_us();
+	atomic_store(&w.entering, true);
+	ATF_CHECK_EQ(pdwait(fd, &status, WUNTRACED, NULL, NULL), 0);
+	cpu = thread_cpu_us() - cpu;
+	waker_join(&w, td);
+	ATF_CHECK_MSG(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP,
+	    "status %#x", status);
+	ATF_CHECK_MSG(atomic_load(&w.slept), "pdwait used %lld us of CPU",
+	    cpu);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* A successful pdgetpid, pdkill or pdwait leaves errno alone. */
+T_TC(errno__kept, "errno is unchanged by successful calls")
+{
+	struct __wrusage wru;
+	siginfo_t si;
+	pid_t got;
+	int ctl[2], fd, status;
+
+	pdfork_on_byte(&fd, ctl, 0);
+	errno = ERRNO_MARK;
+	ATF_CHECK(pdgetpid(fd, &got) == 0);
+	ATF_CHECK_EQ(errno, ERRNO_MARK);
+	errno = ERRNO_MARK;
+	ATF_CHECK(pdkill(fd, 0) == 0);
+	ATF_CHECK_EQ(errno, ERRNO_MARK);
+	ATF_REQUIRE(write(ctl[1], "x", 1) == 1);
+	errno = ERRNO_MARK;
+	ATF_CHECK(pdwait(fd, &status, WEXITED, &wru, &si) == 0);
+	ATF_CHECK_EQ(errno, ERRNO_MARK);
+	errno = ERRNO_MARK;
+	ATF_CHECK(pdwait(fd, &status, WEXITED | WNOHANG, NULL, NULL) == 0);
+	ATF_CHECK_EQ(errno, ERRNO_MARK);
+	errno = ERRNO_MARK;
+	ATF_CHECK(pdkill(fd, SIGTERM) == 0);	/* Exited: a no-op. */
+	ATF_CHECK_EQ(errno, ERRNO_MARK);
+	errno = ERRNO_MARK;
+	ATF_CHECK(pdgetpid(fd, &got) == 0);
+	ATF_CHECK_EQ(errno, ERRNO_MARK);
+	close_pipe(ctl);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * Reap a fork() child within T_LONG_MS (else kill it) and return its exit
+ * code, or -1 if it did not exit.
+ */
+static int
+reap_fork(pid_t f)
+{
+	int st, w;
+
+	w = t_watch(f);
+	if (!t_dead_within(w, T_LONG_MS))
+		(void)kill(f, SIGKILL);
+	ATF_REQUIRE(close(w) == 0);
+	ATF_REQUIRE(waitpid(f, &st, 0) == f);
+	return (WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/*
+ * A fork() copy of the process holding the descriptor can pdgetpid,
+ * pdkill and pdwait (blocking) through its copy.
+ */
+T_TC(fork_copy__calls, "a fork copy can pdgetpid, pdkill and pdwait")
+{
+	pid_t pid, f, got;
+	int fd, status, st;
+
+	pid = t_pdfork_pause(&fd, 0);
+	f = fork();
+	ATF_REQUIRE(f >= 0);
+	if (f == 0) {
+		if (pdgetpid(fd, &got) != 0 || got != pid)
+			_exit(10);
+		if (pdkill(fd, 0) != 0)
+			_exit(11);
+		if (pdwait(fd, &st, WEXITED | WNOHANG, NULL, NULL) != -1 ||
+		    errno != EAGAIN)
+			_exit(12);
+		if (pdkill(fd, SIGTERM) != 0)
+			_exit(13);
+		if (pdwait(fd, &st, WEXITED, NULL, NULL) != 0)
+			_exit(14);
+		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGTERM)
+			_exit(15);
+		_exit(0);
+	}
+	ATF_CHECK_EQ_MSG(reap_fork(f), 0, "see the _exit codes in the copy");
+	/* A no-op unless the copy failed to kill it. */
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+	    "status %#x", status);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * In a fork() copy made while the child ran, pdwait after the child's exit
+ * gives the status (PIDFD_INFO_EXIT), as do pdgetpid and pdkill (0).
+ */
+T_TC(fork_copy__pdwait_after_exit, "a fork copy pdwaits an exited child")
+{
+	siginfo_t si;
+	pid_t pid, f, got;
+	int ctl[2], go[2], fd, status, st;
+	char c;
+
+	pid = pdfork_on_byte(&fd, ctl, 77);
+	ATF_REQUIRE(pipe(go) == 0);
+	f = fork();
+	ATF_REQUIRE(f >= 0);
+	if (f == 0) {
+		(void)close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(10);
+		if (pdgetpid(fd, &got) != 0 || got != pid)
+			_exit(11);
+		if (pdkill(fd, SIGKILL) != 0)
+			_exit(12);
+		memset(&si, 0, sizeof(si));
+		errno = ERRNO_MARK;
+		if (pdwait(fd, &st, WEXITED | WNOHANG, NULL, &si) != 0)
+			_exit(13);
+		if (errno != ERRNO_MARK)
+			_exit(17);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 77)
+			_exit(14);
+		if (si.si_pid != pid || si.si_code != CLD_EXITED ||
+		    si.si_status != 77)
+			_exit(15);
+		st = -1;
+		if (pdwait(fd, &st, WEXITED, NULL, NULL) != 0 ||
+		    !WIFEXITED(st) || WEXITSTATUS(st) != 77)
+			_exit(16);
+		_exit(0);
+	}
+	ATF_REQUIRE(write(ctl[1], "x", 1) == 1);
+	reaped(fd);
+	ATF_REQUIRE(write(go[1], "g", 1) == 1);
+	ATF_CHECK_EQ_MSG(reap_fork(f), 0, "see the _exit codes in the copy");
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 77);
+	close_pipe(go);
+	close_pipe(ctl);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+
+	ATF_TP_ADD_TC(tp, pdgetpid__basic);
+	ATF_TP_ADD_TC(tp, pdgetpid__after_exit);
+	ATF_TP_ADD_TC(tp, pdgetpid__ebadf_closed);
+	ATF_TP_ADD_TC(tp, pdgetpid__ebadf_file);
+	ATF_TP_ADD_TC(tp, pdgetpid__ebadf_not_pd);
+	ATF_TP_ADD_TC(tp, pdgetpid__efault);
+	ATF_TP_ADD_TC(tp, pdgetpid__dup);
+	ATF_TP_ADD_TC(tp, pdkill__caught);
+	ATF_TP_ADD_TC(tp, pdkill__sig0);
+	ATF_TP_ADD_TC(tp, pdkill__after_exit);
+	ATF_TP_ADD_TC(tp, pdkill__einval);
+	ATF_TP_ADD_TC(tp, pdkill__ebadf);
+	ATF_TP_ADD_TC(tp, pdkill__sigkill);
+	ATF_TP_ADD_TC(tp, pdkill__sigterm);
+	ATF_TP_ADD_TC(tp, pdkill__eperm);
+	ATF_TP_ADD_TC(tp, pdwait__exit_status);
+	ATF_TP_ADD_TC(tp, pdwait__signaled);
+	ATF_TP_ADD_TC(tp, pdwait__returns_zero);
+	ATF_TP_ADD_TC(tp, pdwait__info);
+	ATF_TP_ADD_TC(tp, pdwait__rusage);
+	ATF_TP_ADD_TC(tp, pdwait__null_args);
+	ATF_TP_ADD_TC(tp, pdwait__wnohang_live);
+	ATF_TP_ADD_TC(tp, pdwait__wnohang_exited);
+	ATF_TP_ADD_TC(tp, pdwait__repeatable);
+	ATF_TP_ADD_TC(tp, pdwait__einval_options);
+	ATF_TP_ADD_TC(tp, pdwait__einval_not_pd);
+	ATF_TP_ADD_TC(tp, pdwait__ebadf);
+	ATF_TP_ADD_TC(tp, pdwait__efault);
+	ATF_TP_ADD_TC(tp, pdwait__blocks);
+	ATF_TP_ADD_TC(tp, pdwait__eintr);
+	ATF_TP_ADD_TC(tp, pdwait__stop_continue);
+	ATF_TP_ADD_TC(tp, pdwait__wcontinued_sleeps);
+	ATF_TP_ADD_TC(tp, pdwait__wuntraced_sleeps);
+	ATF_TP_ADD_TC(tp, errno__kept);
+	ATF_TP_ADD_TC(tp, fork_copy__calls);
+	ATF_TP_ADD_TC(tp, fork_copy__pdwait_after_exit);
+	return (atf_no_error());
+}
