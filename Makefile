@@ -43,8 +43,9 @@ STLIB=		$(O)/libprocdesc.a
 GUARDIAN=	$(O)/procdesc-guardian
 GUARDIAN_PATH=	$(LIBEXECDIR)/procdesc-guardian
 
-TESTS=		procdesc_test pdwait_test close_test capsicum_test
-TEST_PROGS=	$(TESTS:%=tests/%)
+# Every tests/*_test.c is an ATF-C program, every tests/*_test.sh atf-sh.
+TEST_PROGS=	$(patsubst %.c,%,$(wildcard tests/*_test.c)) \
+		$(patsubst %.sh,%,$(wildcard tests/*_test.sh))
 TEST_CFLAGS=	$(shell pkg-config --cflags atf-c 2>/dev/null)
 TEST_LIBS=	$(shell pkg-config --libs atf-c 2>/dev/null)
 
@@ -98,7 +99,15 @@ tests/capsicum_test: tests/capsicum_test.c compat/include/sys/capsicum.h \
 	$(CC) -D_GNU_SOURCE $(ALL_CFLAGS) -Icompat/include $(TEST_CFLAGS) \
 	    -o $@ $< $(TEST_LIBS)
 
+tests/%_test: tests/%_test.sh
+	cp $< $@
+	chmod +x $@
+
 tests: $(TEST_PROGS)
+
+# Lint the man pages (run by make check).
+lint-man:
+	mandoc -Tlint -Wwarning man/pdfork.3 man/libprocdesc.7
 
 examples/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
@@ -115,7 +124,7 @@ demo: deps-build
 	LIBPROCDESC_GUARDIAN=$(abspath $(GUARDIAN)) ./examples/demo
 
 check: deps-check
-	@$(MAKE) --no-print-directory all tests
+	@$(MAKE) --no-print-directory all tests lint-man
 	@sh tools/kyua-check.sh
 
 install: all
@@ -137,7 +146,14 @@ uninstall:
 	    $(DESTDIR)$(LIBEXECDIR)/procdesc-guardian \
 	    $(DESTDIR)$(PKGCONFIGDIR)/libprocdesc.pc
 
-clean:
+clean: clean-extra
 	rm -rf $(O) $(TEST_PROGS) examples/demo libprocdesc.pc tests/results
 
-.PHONY: all tests demo check install uninstall clean deps-build deps-check
+# Fragments owned by bench/ and examples/ (targets bench, examples,
+# clean-extra additions).
+-include bench/bench.mk
+-include examples/examples.mk
+clean-extra::
+
+.PHONY: all tests demo check install uninstall clean clean-extra \
+	deps-build deps-check lint-man
