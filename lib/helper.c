@@ -216,6 +216,21 @@ hl_send(const struct procdesc_msg *m, int fd)
 }
 
 /*
+ * Make sure a guardian runs, before a child exists: starting one takes
+ * five descriptors for a moment, which must not fail once the child runs.
+ */
+int
+procdesc_helper_start(void)
+{
+	int error;
+
+	pthread_mutex_lock(&procdesc_mtx);
+	error = hl_connect();
+	pthread_mutex_unlock(&procdesc_mtx);
+	return (error);
+}
+
+/*
  * Have the guardian watch the close-kill byte off of the child pid, whose
  * descriptor holds it locked; procdesc_mtx held.  The guardian gets a
  * description of its own (pidfd_open), made while the child is certainly

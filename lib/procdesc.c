@@ -70,7 +70,8 @@ pd_fork(int *fdp, int pdflags, pid_t *pidp)
 
 	if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
 		return (EINVAL);
-	if ((error = procdesc_watchdog_start()) != 0)
+	if ((error = procdesc_watchdog_start()) != 0 ||
+	    (error = procdesc_helper_start()) != 0)
 		return (error);
 	if ((resv = eventfd(0, EFD_CLOEXEC)) == -1)
 		return (errno);

@@ -78,6 +78,7 @@ void	procdesc_watchdog_kick(void) PROCDESC_HIDDEN;
 void	procdesc_watchdog_child(void) PROCDESC_HIDDEN;
 
 /* helper.c: the guardian process that kills on last close. */
+int	procdesc_helper_start(void) PROCDESC_HIDDEN;
 int	procdesc_helper_guard(pid_t pid, int flags, uint64_t key, off_t off)
 	    PROCDESC_HIDDEN;
 void	procdesc_helper_drain(void) PROCDESC_HIDDEN;

@@ -110,17 +110,27 @@ pd_grow(void)
 	return (0);
 }
 
+/*
+ * The entry of key; where a process has two (pdopenpid of our own child),
+ * the one we may reap.
+ */
 struct procdesc *
 procdesc_find(uint64_t key)
 {
-	struct procdesc *pd;
+	struct procdesc *pd, *found;
 
 	if (pd_nbuckets == 0)
 		return (NULL);
-	for (pd = *pd_bucket(key); pd != NULL; pd = pd->pd_next)
-		if (pd->pd_key == key)
+	found = NULL;
+	for (pd = *pd_bucket(key); pd != NULL; pd = pd->pd_next) {
+		if (pd->pd_key != key)
+			continue;
+		if (pd->pd_parent)
 			return (pd);
-	return (NULL);
+		if (found == NULL)
+			found = pd;
+	}
+	return (found);
 }
 
 /* An unreaped child of ours by pid, for the watchdog. */
