@@ -218,3 +218,13 @@ t_kill_wait(int watchfd)
 	ATF_REQUIRE(t_hup_within(watchfd, T_LONG_MS));
 	ATF_REQUIRE(close(watchfd) == 0);
 }
+
+/* The process behind watchfd dies and is reaped; close watchfd. */
+void
+t_expect_death(int watchfd)
+{
+
+	ATF_REQUIRE(t_dead_within(watchfd, T_LONG_MS));
+	ATF_REQUIRE(t_hup_within(watchfd, T_LONG_MS));
+	ATF_REQUIRE(close(watchfd) == 0);
+}

@@ -35,6 +35,7 @@ int	t_watch(pid_t pid);
 bool	t_dead_within(int watchfd, int ms);
 bool	t_alive(int watchfd);
 void	t_kill_wait(int watchfd);
+void	t_expect_death(int watchfd);
 int	t_nchildren(void);
 bool	t_hup_within(int fd, int ms);
 
