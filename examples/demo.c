@@ -47,8 +47,9 @@ main(void)
 		_exit(42);
 	printf("pdfork: child %d, descriptor %d\n", (int)pid, fd);
 
+	/* As on FreeBSD: POLLHUP once the child has exited (and been reaped). */
 	pfd.fd = fd;
-	pfd.events = POLLIN;
+	pfd.events = POLLHUP;
 	if (poll(&pfd, 1, -1) == -1)
 		err(1, "poll");
 	printf("poll: revents%s%s\n", (pfd.revents & POLLHUP) ? " POLLHUP" : "",
