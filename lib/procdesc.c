@@ -290,6 +290,46 @@ pd_wait_other(int fd, pid_t pid, int options, siginfo_t *si)
 }
 
 /*
+ * Wait for the watchdog to reap pd (a kick), 100 ms at a time; procdesc_mtx
+ * held.  Somebody else may have reaped it: the application's
+ * waitpid(-1, __WALL), or the kernel where SIGCHLD is ignored and the child
+ * exec'd (exec makes the exit signal SIGCHLD).  Then the descriptor reports
+ * POLLHUP while the entry still says running: file what the kernel kept
+ * (PIDFD_INFO_EXIT, no rusage) and return 1.
+ */
+static int
+pd_wait_reap(int fd, struct procdesc *pd)
+{
+	struct pidfd_info info;
+	struct timespec ts;
+	struct rusage ru;
+	struct pollfd pfd;
+	siginfo_t si;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 100 * 1000 * 1000;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	if (pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx, &ts) == 0)
+		return (0);
+	pfd.fd = fd;
+	pfd.events = 0;
+	if (poll(&pfd, 1, 0) != 1 || (pfd.revents & POLLHUP) == 0)
+		return (0);
+	memset(&info, 0, sizeof(info));
+	info.mask = PIDFD_INFO_EXIT;
+	if (ioctl(fd, PIDFD_GET_INFO, &info) == -1 ||
+	    (info.mask & PIDFD_INFO_EXIT) == 0)
+		info.exit_code = 0;
+	pd_status_si(info.exit_code, pd->pd_pid, &si);
+	memset(&ru, 0, sizeof(ru));
+	procdesc_exit(pd, &si, &ru);
+	return (1);
+}
+
+/*
  * Block until the child of key has an event for options: exit through
  * poll (readable at exit; the watchdog reaps right after), stop and
  * continue through waitid(WNOWAIT).  Interrupted by a signal: EINTR.
@@ -318,8 +358,11 @@ pd_block(int fd, uint64_t key, int options)
 	}
 	/* Exited: the watchdog reaps it in a moment. */
 	pthread_mutex_lock(&procdesc_mtx);
-	while ((pd = procdesc_find(key)) != NULL && pd->pd_state == PDS_RUNNING)
-		pthread_cond_wait(&procdesc_cv, &procdesc_mtx);
+	while ((pd = procdesc_find(key)) != NULL &&
+	    pd->pd_state == PDS_RUNNING) {
+		if (pd_wait_reap(fd, pd) != 0)
+			break;
+	}
 	pthread_mutex_unlock(&procdesc_mtx);
 	return (0);
 }
@@ -362,7 +405,7 @@ pd_wait_event(int fd, uint64_t key, int options, siginfo_t *si,
 				    EAGAIN : ECHILD);
 			return (0);
 		}
-		if (pd == NULL || !pd->pd_parent) {
+		if (pd == NULL || !procdesc_mine(pd)) {
 			pid = (pd != NULL) ? pd->pd_pid : 0;
 			pthread_mutex_unlock(&procdesc_mtx);
 			if (pid == 0)

@@ -43,10 +43,11 @@ struct procdesc {
 	struct procdesc	*pd_pnext;	/* (l) Chain by pid, while unreaped. */
 	uint64_t	 pd_key;	/* (c) Identity of any copy. */
 	pid_t		 pd_pid;	/* (c) Pid at creation. */
+	pid_t		 pd_owner;	/* (c) The process that created it. */
 	int		 pd_flags;	/* (c) PD_* given at creation. */
 	off_t		 pd_off;	/* (c) Byte of the close-kill lock. */
 	int		 pd_state;	/* (l) PDS_*. */
-	bool		 pd_parent;	/* (l) We are the parent (may reap). */
+	bool		 pd_parent;	/* (c) pd_owner is the parent. */
 	bool		 pd_closed;	/* (l) The last descriptor is gone. */
 	siginfo_t	 pd_si;		/* (l) Exit siginfo once reaped. */
 	struct rusage	 pd_ru;		/* (l) Exit rusage once reaped. */
@@ -62,6 +63,7 @@ int	procdesc_new(pid_t pid, int pidfd, int flags, bool parent)
 	    PROCDESC_HIDDEN;
 struct procdesc *procdesc_find(uint64_t key) PROCDESC_HIDDEN;
 struct procdesc *procdesc_find_pid(pid_t pid) PROCDESC_HIDDEN;
+bool	procdesc_mine(const struct procdesc *pd) PROCDESC_HIDDEN;
 void	procdesc_exit(struct procdesc *pd, const siginfo_t *si,
 	    const struct rusage *ru) PROCDESC_HIDDEN;
 void	procdesc_close(uint64_t key, off_t off) PROCDESC_HIDDEN;

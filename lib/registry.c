@@ -39,6 +39,7 @@ static struct procdesc **pd_hash;	/* (l) Buckets by key. */
 static struct procdesc **pd_phash;	/* (l) Buckets by pid, unreaped. */
 static size_t pd_nbuckets;		/* (l) A power of two, or 0. */
 static size_t pd_count;			/* (l) Entries. */
+static pid_t pd_self;			/* (l) Our pid; new after fork. */
 
 static size_t
 pd_mix(uint64_t key)
@@ -125,12 +126,23 @@ procdesc_find(uint64_t key)
 	for (pd = *pd_bucket(key); pd != NULL; pd = pd->pd_next) {
 		if (pd->pd_key != key)
 			continue;
-		if (pd->pd_parent)
+		if (procdesc_mine(pd))
 			return (pd);
 		if (found == NULL)
 			found = pd;
 	}
 	return (found);
+}
+
+/*
+ * We may reap pd's process: we created it, in this process (not in the
+ * process we are a fork copy of); procdesc_mtx held.
+ */
+bool
+procdesc_mine(const struct procdesc *pd)
+{
+
+	return (pd->pd_parent && pd->pd_owner == pd_self);
 }
 
 /* An unreaped child of ours by pid, for the watchdog. */
@@ -142,7 +154,8 @@ procdesc_find_pid(pid_t pid)
 	if (pd_nbuckets == 0)
 		return (NULL);
 	for (pd = *pd_pbucket(pid); pd != NULL; pd = pd->pd_pnext)
-		if (pd->pd_pid == pid)
+		if (pd->pd_pid == pid && procdesc_mine(pd) &&
+		    pd->pd_state == PDS_RUNNING)
 			return (pd);
 	return (NULL);
 }
@@ -304,6 +317,9 @@ procdesc_new(pid_t pid, int pidfd, int flags, bool parent)
 	pd->pd_parent = parent;
 
 	pthread_mutex_lock(&procdesc_mtx);
+	if (pd_self == 0)
+		pd_self = getpid();
+	pd->pd_owner = pd_self;
 	error = pd_grow();
 	if (error == 0)
 		error = procdesc_helper_guard(pid, flags, key, off);
@@ -351,18 +367,10 @@ procdesc_close(uint64_t key, off_t off)
 		return;
 	pd->pd_closed = true;
 	/* Ours once reaped; another's (pdopenpid) is never reaped here. */
-	if (pd->pd_state == PDS_REAPED || !pd->pd_parent) {
+	if (pd->pd_state == PDS_REAPED || !procdesc_mine(pd)) {
 		pd_unlink(pd);
 		free(pd);
 	}
-}
-
-static void
-pd_disown(struct procdesc *pd, void *arg)
-{
-
-	(void)arg;
-	pd->pd_parent = false;
 }
 
 /* Call fn for every entry; procdesc_mtx held. */
@@ -382,19 +390,18 @@ procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
 
 /*
  * In a forked copy of the process the children belong to the original
- * owner.  Keep what is known (pid, a status already reaped) for pdgetpid
- * and pdwait; the copy may not reap.
+ * owner (procdesc_mine() is false for them from now on: pd_self changes).
+ * What is known (pid, a status already reaped) stays for pdgetpid and
+ * pdwait.  The entries are not touched, so that a fork does not copy the
+ * whole registry page by page.
  */
 void
 procdesc_registry_child(void)
 {
-	size_t i;
 
 	pthread_mutex_init(&procdesc_mtx, NULL);
 	pthread_cond_init(&procdesc_cv, NULL);
-	for (i = 0; i < pd_nbuckets; i++)
-		pd_phash[i] = NULL;
-	procdesc_foreach(pd_disown, NULL);
+	pd_self = getpid();
 }
 
 /*

@@ -9,11 +9,15 @@
  * child as soon as it exits, so that the descriptor reports POLLHUP as on
  * FreeBSD and no zombie is left, and files the status for pdwait.
  *
- * It holds no descriptor: it sleeps in waitid(P_ALL, __WCLONE | WNOWAIT),
- * which reports only children whose exit signal is not SIGCHLD (ours have
- * none), so the application's own children are never touched and an
- * application that closes every descriptor (closefrom(3)) cannot blind it.
- * With no child left it sleeps on procdesc_cv.  Nothing polls.
+ * It holds no descriptor, so an application that closes every descriptor
+ * (closefrom(3)) cannot blind it: it sleeps in waitid(P_ALL, __WALL |
+ * WNOWAIT), which reports any child's exit without reaping it, and reaps
+ * the ones that are ours.  (__WCLONE alone would miss children that
+ * exec'd: exec resets the exit signal to SIGCHLD.)  A child that is not
+ * ours stays for its owner to reap; while such a zombie waits, waitid
+ * would report it again at once, so the thread then checks each of our
+ * children itself and sleeps until pdfork kicks it, or 100 ms.  With no
+ * child at all it sleeps until pdfork kicks it.
  */
 
 #include <sys/wait.h>
@@ -33,10 +37,9 @@ static bool wd_running;			/* (l) The thread exists. */
 static unsigned long wd_gen;		/* (l) Bumped by every kick. */
 
 /*
- * A __WCLONE child that is not in the registry: one of ours not yet
- * registered (procdesc_new() kicks us when it is) or somebody else's
- * clone child, which its creator will reap.  Wait for a kick, at most
- * 100 ms, so that a foreign zombie cannot stall our reaping for long.
+ * A zombie that is not in the registry: one of ours not yet registered
+ * (procdesc_new() kicks us when it is) or the application's, which it
+ * will reap.  Wait for a kick, at most 100 ms, then look again.
  */
 static void
 wd_wait_kick(unsigned long gen)
@@ -72,6 +75,21 @@ wd_reap(struct procdesc *pd, siginfo_t *si)
 	procdesc_helper_drain();
 }
 
+/* Reap pd if it is a child of ours that has exited; mtx held. */
+static void
+wd_sweep(struct procdesc *pd, void *arg)
+{
+	siginfo_t si;
+
+	(void)arg;
+	if (pd->pd_state != PDS_RUNNING || !procdesc_mine(pd))
+		return;
+	memset(&si, 0, sizeof(si));
+	if (sys_waitid(P_PID, pd->pd_pid, &si, WEXITED | WNOHANG | WNOWAIT |
+	    __WALL, NULL) == 0 && si.si_pid == pd->pd_pid)
+		wd_reap(pd, &si);
+}
+
 static void *
 wd_main(void *arg)
 {
@@ -87,7 +105,7 @@ wd_main(void *arg)
 		gen = wd_gen;
 		pthread_mutex_unlock(&procdesc_mtx);
 		memset(&si, 0, sizeof(si));
-		r = sys_waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | __WCLONE,
+		r = sys_waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | __WALL,
 		    NULL);
 		pthread_mutex_lock(&procdesc_mtx);
 		if (r == -1 && errno == ECHILD) {
@@ -97,8 +115,10 @@ wd_main(void *arg)
 		} else if (r == 0 && si.si_pid != 0) {
 			if ((pd = procdesc_find_pid(si.si_pid)) != NULL)
 				wd_reap(pd, &si);
-			else
+			else {
+				procdesc_foreach(wd_sweep, NULL);
 				wd_wait_kick(gen);
+			}
 		}
 		pthread_mutex_unlock(&procdesc_mtx);
 	}

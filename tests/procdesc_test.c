@@ -159,6 +159,27 @@ T_TC(pdfork__child_fd_unused, "the parent's fd number is free in the child")
 	ATF_REQUIRE(close(fd) == 0);
 }
 
+/*
+ * A child that execs is reaped and reports its status like any other
+ * (exec resets the kernel's exit signal to SIGCHLD; the library copes).
+ */
+T_TC(pdfork__exec_status, "an exec'd child's status comes through pdwait")
+{
+	int fd, status;
+	pid_t pid;
+
+	pid = pdfork(&fd, PD_CLOEXEC);
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", "exit 5", (char *)NULL);
+		_exit(127);
+	}
+	ATF_REQUIRE(t_hup_within(fd, T_LONG_MS));
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 5);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
 /* An unwritable fdp: the parent gets EFAULT, nothing leaks. */
 T_TC(pdfork__efault, "unwritable fdp: EFAULT, the child is killed")
 {
@@ -353,6 +374,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdfork__einval);
 	ATF_TP_ADD_TC(tp, pdfork__child_view);
 	ATF_TP_ADD_TC(tp, pdfork__child_fd_unused);
+	ATF_TP_ADD_TC(tp, pdfork__exec_status);
 	ATF_TP_ADD_TC(tp, pdfork__efault);
 	ATF_TP_ADD_TC(tp, pdfork__no_sigchld);
 	ATF_TP_ADD_TC(tp, pdfork__waitpid_echild);
