@@ -19,7 +19,8 @@
  * tells the owner.  No thread runs, and nothing polls, while nothing closes.
  *
  * Invariants: the process exits when its owner's socket is closed and no
- * thread is left (g_nwait == 0); g_* are guarded by g_mtx.
+ * waiting thread is left (g_nwait == 0), news not yet sent is then
+ * dropped (nobody reads it); g_* are guarded by g_mtx.
  */
 
 #include <sys/socket.h>
@@ -41,13 +42,53 @@
 #define	G_STACK		(32 * 1024)
 
 struct gwait {
-	int			gw_fd;	/* Our pidfd of the child. */
-	struct procdesc_msg	gw_msg;
+	struct gwait		*gw_next;	/* (g_mtx) Mail queue. */
+	int			 gw_fd;		/* Our pidfd of the child. */
+	struct procdesc_msg	 gw_msg;
 };
 
 static pthread_mutex_t g_mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t g_mailcv = PTHREAD_COND_INITIALIZER;
 static unsigned long g_nwait;		/* (g_mtx) Waiting threads. */
+static struct gwait *g_mail;		/* (g_mtx) CLOSED news to send. */
+static struct gwait **g_mailtail = &g_mail; /* (g_mtx) */
+
+/*
+ * The mailer: the one thread that sends news to the owner, who reads it
+ * only now and then (at pdfork and reaps).  A waiter hands its news over
+ * and exits at once, instead of keeping its stack blocked in send(2).
+ */
+static void *
+g_mailer(void *arg)
+{
+	struct gwait *gw;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&g_mtx);
+		while (g_mail == NULL)
+			pthread_cond_wait(&g_mailcv, &g_mtx);
+		gw = g_mail;
+		if ((g_mail = gw->gw_next) == NULL)
+			g_mailtail = &g_mail;
+		pthread_mutex_unlock(&g_mtx);
+		(void)send(G_SOCK, &gw->gw_msg, sizeof(gw->gw_msg),
+		    MSG_NOSIGNAL);
+		free(gw);
+	}
+	return (NULL);
+}
+
+static void
+g_post(struct gwait *gw)
+{
+
+	gw->gw_next = NULL;
+	*g_mailtail = gw;
+	g_mailtail = &gw->gw_next;
+	pthread_cond_signal(&g_mailcv);
+}
 
 static void *
 g_wait(void *arg)
@@ -72,12 +113,13 @@ g_wait(void *arg)
 		fl.l_type = F_UNLCK;
 		(void)fcntl(gw->gw_fd, F_OFD_SETLK, &fl);
 		gw->gw_msg.pm_op = PROCDESC_MSG_CLOSED;
-		(void)send(G_SOCK, &gw->gw_msg, sizeof(gw->gw_msg),
-		    MSG_NOSIGNAL);
 	}
 	close(gw->gw_fd);
-	free(gw);
 	pthread_mutex_lock(&g_mtx);
+	if (r == 0)
+		g_post(gw);
+	else
+		free(gw);
 	if (--g_nwait == 0)
 		pthread_cond_signal(&g_cv);
 	pthread_mutex_unlock(&g_mtx);
@@ -141,6 +183,7 @@ int
 main(void)
 {
 	pthread_attr_t attr;
+	pthread_t mailer;
 	struct gwait *gw;
 	sigset_t none;
 	int type;
@@ -160,6 +203,8 @@ main(void)
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, G_STACK);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&mailer, &attr, g_mailer, NULL) != 0)
+		return (1);
 	for (;;) {
 		if ((gw = malloc(sizeof(*gw))) == NULL) {
 			struct timespec ms = { 0, 1000 * 1000 };
