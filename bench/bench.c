@@ -1,0 +1,745 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * bench: how fast libprocdesc is next to what it replaces (issue #7).
+ *
+ *	bench [-q] [-o dir] [-t file]
+ *
+ * Sections, in the order run: 5. scale (scale.c), first and in a forked
+ * copy of its own, an owner with its own guardian, so that its memory
+ * figures start from a fresh process and its 10,000 registry entries do
+ * not linger in ours; 1. spawn and collect with 0, 100 and 1,000 other
+ * live children; 2. signals; 3. close -> dead and owner SIGKILL -> dead;
+ * 4. exit -> POLLHUP.  Every row is measured against
+ * a baseline in the same run; every goal is judged from the measured
+ * number.  -q: fewer iterations, 1,000 children in the scale section.
+ *
+ * Each measured operation is timed on its own with CLOCK_MONOTONIC, so
+ * that medians and p99s are per operation.  The guardian is waited for
+ * (its thread blocked on the lock, or gone) outside the timed windows,
+ * so that one run's background work does not land in the next one.
+ */
+
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sys/procdesc.h"
+#include "syscall.h"
+#include "bench.h"
+
+#define	SEC		1000000000LL
+
+/* Iterations: full run, then quick (-q). */
+struct iters {
+	size_t	it_fork;		/* Spawn rows without exec. */
+	size_t	it_exec;		/* Spawn rows with exec. */
+	size_t	it_sig;			/* Signals, per call. */
+	size_t	it_close;		/* Close-kill runs, each kind. */
+	size_t	it_owner;		/* Owner-kill runs. */
+	size_t	it_exit;		/* Exit notification runs, each. */
+	size_t	it_scale;		/* Live children, scale section. */
+	int	it_idle;		/* Idle seconds with them. */
+	int	it_budget;		/* Seconds allowed to make them. */
+};
+
+static const struct iters iters_full = {
+	1000, 300, 20000, 1000, 1000, 1000, 10000, 5, 100
+};
+static const struct iters iters_quick = {
+	200, 60, 3000, 150, 100, 150, 1000, 1, 8
+};
+
+static char *const true_argv[] = { "true", NULL };
+static pid_t guardian;			/* Ours, found after warm-up. */
+
+/* One spawn-and-collect operation; returns its duration in ns. */
+typedef int64_t	op_fn(void);
+
+static int64_t
+op_fork(void)
+{
+	int64_t t0;
+	pid_t pid;
+	int st;
+
+	t0 = now_ns();
+	if ((pid = fork()) == 0)
+		_exit(0);
+	if (pid == -1 || waitpid(pid, &st, 0) == -1)
+		err(1, "fork/waitpid");
+	return (now_ns() - t0);
+}
+
+static int64_t
+op_clone3(void)
+{
+	struct procdesc_clone_args ca;
+	siginfo_t si;
+	int64_t t0;
+	pid_t pid;
+	int fd;
+
+	t0 = now_ns();
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_PIDFD;
+	ca.pidfd = (uint64_t)(uintptr_t)&fd;
+	ca.exit_signal = SIGCHLD;
+	if ((pid = (pid_t)sys_clone3(&ca)) == 0)
+		_exit(0);
+	if (pid == -1 || sys_waitid(P_PIDFD, fd, &si, WEXITED, NULL) == -1)
+		err(1, "clone3/waitid");
+	close(fd);
+	return (now_ns() - t0);
+}
+
+static int64_t
+op_pdfork(void)
+{
+	int64_t t0;
+	pid_t pid;
+	int fd, st;
+
+	t0 = now_ns();
+	if ((pid = pdfork(&fd, 0)) == 0)
+		_exit(0);
+	if (pid == -1 || pdwait(fd, &st, WEXITED, NULL, NULL) == -1)
+		err(1, "pdfork/pdwait");
+	close(fd);
+	return (now_ns() - t0);
+}
+
+static int64_t
+op_posix_spawn(void)
+{
+	int64_t t0;
+	pid_t pid;
+	int error, st;
+
+	t0 = now_ns();
+	if ((error = posix_spawn(&pid, "/bin/true", NULL, NULL, true_argv,
+	    environ)) != 0) {
+		errno = error;
+		err(1, "posix_spawn");
+	}
+	if (waitpid(pid, &st, 0) == -1)
+		err(1, "waitpid");
+	return (now_ns() - t0);
+}
+
+static int64_t
+op_pdrfork(void)
+{
+	int64_t t0;
+	pid_t pid;
+	int fd, st;
+
+	t0 = now_ns();
+	if ((pid = pdrfork(&fd, 0, (int)RFSPAWN)) == 0) {
+		execve("/bin/true", true_argv, environ);
+		_exit(127);
+	}
+	if (pid == -1 || pdwait(fd, &st, WEXITED, NULL, NULL) == -1)
+		err(1, "pdrfork/pdwait");
+	close(fd);
+	return (now_ns() - t0);
+}
+
+struct variant {
+	const char	*v_name;
+	op_fn		*v_op;
+	enum kind	 v_held;	/* Kind of the other live children. */
+	int		 v_base;	/* Index of the baseline, or -1. */
+	bool		 v_exec;
+};
+
+static const struct variant variants[] = {
+	{ "fork+waitpid", op_fork, K_FORK, -1, false },
+	{ "clone3(CLONE_PIDFD)+waitid(P_PIDFD)", op_clone3, K_CLONE3, 0,
+	    false },
+	{ "pdfork+pdwait", op_pdfork, K_PD, 0, false },
+	{ "posix_spawn(true)+waitpid", op_posix_spawn, K_FORK, -1, true },
+	{ "pdrfork(RFSPAWN)+exec(true)+pdwait", op_pdrfork, K_PD, 3, true },
+};
+#define	NVARIANTS	(sizeof(variants) / sizeof(variants[0]))
+
+/*
+ * Let the guardian finish with children that are gone: it keeps a thread
+ * per child until that thread has told the owner.  The owner reads those
+ * messages only when it pdforks or reaps, so threads whose message does
+ * not fit in the socket stay blocked in send(2); say so once, with the
+ * count, and drain them with throwaway pdforks.
+ */
+static void
+guardian_settle(void)
+{
+	static bool told;
+	int64_t t0;
+	long nsend, nthr;
+	int n;
+
+	if (guardian_wait_threads(guardian, 1, SEC) != -1)
+		return;
+	nthr = proc_status(guardian, "Threads:");
+	nsend = proc_blocked(guardian, SYS_sendto);
+	t0 = now_ns();
+	for (n = 0; guardian_wait_threads(guardian, 1, SEC / 100) == -1 &&
+	    now_ns() - t0 < 20 * SEC; n++)
+		(void)op_pdfork();
+	if (!told)
+		out_printf("  note: 1 s after its children were reaped and "
+		    "their descriptors closed, the guardian\n  still had %ld "
+		    "threads, %ld of them blocked in send(2) (the owner reads "
+		    "their\n  messages only when it pdforks or reaps); %d "
+		    "throwaway pdforks drained them\n  in %.1f ms.  (Said "
+		    "once; see \"drained\" notes.)\n", nthr, nsend, n,
+		    (double)(now_ns() - t0) / 1e6);
+	else
+		out_printf("  drained: %ld guardian threads, %ld in send(2), "
+		    "%d pdforks\n", nthr, nsend, n);
+	told = true;
+}
+
+/* nheld paused children of kind k; collect with held_drop(). */
+static void
+held_make(enum kind k, size_t nheld, pid_t **pidp, int **fdp)
+{
+	size_t i;
+
+	if ((*pidp = calloc(nheld + 1, sizeof(**pidp))) == NULL ||
+	    (*fdp = calloc(nheld + 1, sizeof(**fdp))) == NULL)
+		err(1, "calloc");
+	for (i = 0; i < nheld; i++)
+		(*pidp)[i] = spawn_paused(k, &(*fdp)[i]);
+	if (k == K_PD && guardian_wait_threads(guardian, 1 + (long)nheld,
+	    30 * SEC) == -1)
+		out_printf("  note: guardian has %ld threads, not %zu\n",
+		    proc_status(guardian, "Threads:"), nheld + 1);
+}
+
+static void
+held_drop(enum kind k, size_t nheld, pid_t *pid, int *fd)
+{
+
+	collect_all(k, pid, fd, nheld);
+	guardian_settle();
+	free(pid);
+	free(fd);
+}
+
+static void
+run_variant(const struct variant *v, size_t iters, struct samples *s)
+{
+	size_t i;
+
+	for (i = 0; i < iters / 10 + 2; i++)
+		(void)v->v_op();
+	for (i = 0; i < iters; i++)
+		samples_add(s, (double)v->v_op());
+}
+
+/*
+ * Does the library reap a pdrfork(RFSPAWN) child that exec'd?  exec(2)
+ * resets the child's exit signal to SIGCHLD, which a waitid(__WCLONE)
+ * watchdog no longer sees; pdwait would then block for ever.  Probe with
+ * a timeout, and reap the probe here (we are its parent) if it was not.
+ */
+static bool
+exec_reaped(void)
+{
+	struct pollfd pfd;
+	siginfo_t si;
+	pid_t pid;
+	int fd;
+
+	if ((pid = pdrfork(&fd, 0, (int)RFSPAWN)) == 0) {
+		execve("/bin/true", true_argv, environ);
+		_exit(127);
+	}
+	if (pid == -1)
+		err(1, "pdrfork");
+	pfd.fd = fd;
+	pfd.events = 0;
+	(void)poll(&pfd, 1, 2000);
+	if ((pfd.revents & POLLHUP) != 0) {
+		(void)pdwait(fd, NULL, WEXITED, NULL, NULL);
+		close(fd);
+		return (true);
+	}
+	(void)sys_waitid(P_PIDFD, fd, &si, WEXITED | __WALL, NULL);
+	close(fd);
+	guardian_settle();
+	return (false);
+}
+
+/*
+ * Per level of other live children, each variant among children of its
+ * own kind (pdfork's among pdfork children, fork's among fork children,
+ * ...), half the iterations in the order fork, clone3, pd, and half in
+ * the reverse order, so that a drift of the machine cancels out.
+ */
+static void
+bench_spawn(const struct iters *it)
+{
+	static const size_t levels[] = { 0, 100, 1000 };
+	static const enum kind order[] = {
+		K_FORK, K_CLONE3, K_PD, K_PD, K_CLONE3, K_FORK
+	};
+	struct samples s[NVARIANTS];
+	const struct variant *v;
+	const char *goal;
+	enum verdict vd;
+	size_t h, j, l, i, nv;
+	bool exec_ok;
+	pid_t *pid;
+	int *fd;
+	double q;
+
+	if (!(exec_ok = exec_reaped()))
+		out_printf("\nBUG: a pdrfork(RFSPAWN) child that exec'd is "
+		    "never reaped by the library\n(exec resets its exit "
+		    "signal to SIGCHLD; the watchdog waits for __WCLONE\n"
+		    "children only), so pdwait blocks for ever.  pdrfork rows "
+		    "are skipped.\n");
+	nv = NVARIANTS;
+	for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		out_section("1. Spawn and collect, %zu other live children",
+		    levels[l]);
+		for (i = 0; i < nv; i++)
+			samples_init(&s[i], it->it_fork);
+		for (h = 0; h < sizeof(order) / sizeof(order[0]); h++) {
+			held_make(order[h], levels[l], &pid, &fd);
+			for (j = 0; j < nv; j++) {
+				v = &variants[h < 3 ? j : nv - 1 - j];
+				if (v->v_held != order[h] ||
+				    (v->v_op == op_pdrfork && !exec_ok))
+					continue;
+				run_variant(v, (v->v_exec ? it->it_exec :
+				    it->it_fork) / 2, &s[v - variants]);
+			}
+			held_drop(order[h], levels[l], pid, fd);
+		}
+		for (i = 0; i < nv; i++) {
+			v = &variants[i];
+			if (v->v_op == op_pdrfork && !exec_ok) {
+				out_printf("  %-42s NOT MEASURED: the exec'd "
+				    "child is never reaped\n", v->v_name);
+				continue;
+			}
+			goal = NULL;
+			vd = V_NONE;
+			q = samples_pct(&s[i], 0.5);
+			if (v->v_op == op_pdfork && levels[l] == 0) {
+				goal = "<= 1.5x";
+				vd = out_goal(q <= 1.5 *
+				    samples_pct(&s[v->v_base], 0.5));
+			} else if (v->v_op == op_pdfork && levels[l] == 1000) {
+				goal = "<= 2x";
+				vd = out_goal(q <= 2 *
+				    samples_pct(&s[v->v_base], 0.5));
+			}
+			out_time(v->v_name, &s[i], v->v_base >= 0 ?
+			    variants[v->v_base].v_name : NULL,
+			    v->v_base >= 0 ? &s[v->v_base] : NULL, goal, vd);
+		}
+		for (i = 0; i < nv; i++)
+			samples_free(&s[i]);
+	}
+}
+
+/* Signal 0 to one live child: the three calls interleaved. */
+static void
+bench_signals(const struct iters *it)
+{
+	struct samples sk, sp, sd;
+	int64_t t0, t1, t2, t3;
+	pid_t pid;
+	size_t i;
+	int fd;
+
+	out_section("2. Signals (signal 0 to a live child)");
+	pid = spawn_paused(K_PD, &fd);
+	samples_init(&sk, it->it_sig);
+	samples_init(&sp, it->it_sig);
+	samples_init(&sd, it->it_sig);
+	for (i = 0; i < it->it_sig; i++) {
+		t0 = now_ns();
+		if (kill(pid, 0) == -1)
+			err(1, "kill");
+		t1 = now_ns();
+		if (sys_pidfd_send_signal(fd, 0) == -1)
+			err(1, "pidfd_send_signal");
+		t2 = now_ns();
+		if (pdkill(fd, 0) == -1)
+			err(1, "pdkill");
+		t3 = now_ns();
+		samples_add(&sk, (double)(t1 - t0));
+		samples_add(&sp, (double)(t2 - t1));
+		samples_add(&sd, (double)(t3 - t2));
+	}
+	out_time("kill(pid, 0)", &sk, NULL, NULL, NULL, V_NONE);
+	out_time("pidfd_send_signal(fd, 0)", &sp, "kill", &sk, NULL, V_NONE);
+	out_time("pdkill(fd, 0)", &sd, "kill", &sk, NULL, V_NONE);
+	collect_all(K_PD, &pid, &fd, 1);
+	guardian_settle();
+	samples_free(&sk);
+	samples_free(&sp);
+	samples_free(&sd);
+}
+
+/* ns from now until fd (a pidfd) is readable: the process is dead. */
+static int64_t
+until_dead(int fd, int64_t t0)
+{
+	struct pollfd pfd;
+
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (poll(&pfd, 1, 10000) == -1 && errno == EINTR)
+		;
+	if (pfd.revents == 0)
+		errx(1, "child not dead 10 s after its kill");
+	return (now_ns() - t0);
+}
+
+/*
+ * Close -> dead: the owner closes the only descriptor; a pidfd_open
+ * description (not a copy of it) tells when the child is dead.  Baseline:
+ * a direct SIGKILL of the same kind of child.
+ */
+static void
+bench_closekill(const struct iters *it, struct samples *sc,
+    struct samples *sk)
+{
+	int64_t t0;
+	pid_t pid;
+	size_t i;
+	int cfd, fd;
+
+	out_section("3. Close -> dead (pidfd_open description readable)");
+	samples_init(sc, it->it_close);
+	samples_init(sk, it->it_close);
+	for (i = 0; i < 2 * it->it_close; i++) {
+		pid = spawn_paused(K_PD, &fd);
+		if ((cfd = sys_pidfd_open(pid, 0)) == -1)
+			err(1, "pidfd_open");
+		if (guardian_wait_blocked(guardian, 1, 10 * SEC) == -1)
+			errx(1, "guardian thread not blocked after 10 s");
+		if (i % 2 == 0) {
+			close(fd);
+			t0 = now_ns();
+			samples_add(sc, (double)until_dead(cfd, t0));
+		} else {
+			(void)sys_pidfd_send_signal(fd, SIGKILL);
+			t0 = now_ns();
+			samples_add(sk, (double)until_dead(cfd, t0));
+			(void)pdwait(fd, NULL, WEXITED, NULL, NULL);
+			close(fd);
+		}
+		close(cfd);
+		guardian_settle();
+	}
+	samples_write(sc, "closekill_close.csv");
+	samples_write(sk, "closekill_direct.csv");
+	out_time("direct SIGKILL -> dead", sk, NULL, NULL, NULL, V_NONE);
+	out_time("close -> dead", sc, "direct SIGKILL", sk,
+	    "median < 100 us", out_goal(samples_pct(sc, 0.5) < 100e3));
+	out_time("close -> dead (p99)", sc, "direct SIGKILL", sk,
+	    "p99 < 1 ms", out_goal(samples_pct(sc, 0.99) < 1e6));
+}
+
+/* The owner of bench_ownerkill: pdfork, report, wait to be killed. */
+static void __attribute__((noreturn))
+owner_main(int wfd)
+{
+	const char *how;
+	pid_t msg[2];
+	int fd;
+
+	if ((msg[0] = pdfork(&fd, 0)) == 0)
+		child_pause();
+	msg[1] = guardian_find(&how);
+	if (msg[0] == -1 || msg[1] == -1 ||
+	    write(wfd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/*
+ * Owner SIGKILL -> dead: a forked owner pdforks a child (and so starts a
+ * guardian of its own) and hands over both pids; once the guardian's
+ * thread waits, the owner is SIGKILLed.
+ */
+static void
+bench_ownerkill(const struct iters *it, struct samples *sc,
+    struct samples *sk)
+{
+	struct samples so;
+	pid_t msg[2], owner;
+	int64_t t0;
+	size_t i;
+	int cfd, p[2], st;
+
+	samples_init(&so, it->it_owner);
+	for (i = 0; i < it->it_owner; i++) {
+		if (pipe2(p, O_CLOEXEC) == -1)
+			err(1, "pipe2");
+		if ((owner = fork()) == 0) {
+			close(p[0]);
+			owner_main(p[1]);
+		}
+		close(p[1]);
+		if (owner == -1 ||
+		    read(p[0], msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+			errx(1, "owner failed");
+		close(p[0]);
+		if ((cfd = sys_pidfd_open(msg[0], 0)) == -1)
+			err(1, "pidfd_open");
+		if (guardian_wait_blocked(msg[1], 1, 10 * SEC) == -1)
+			errx(1, "owner's guardian not blocked after 10 s");
+		t0 = now_ns();
+		kill(owner, SIGKILL);
+		samples_add(&so, (double)until_dead(cfd, t0));
+		close(cfd);
+		(void)waitpid(owner, &st, 0);
+	}
+	samples_write(&so, "closekill_owner.csv");
+	out_time("owner SIGKILL -> dead", &so, "close -> dead", sc,
+	    "median < 5 ms", out_goal(samples_pct(&so, 0.5) < 5e6));
+	(void)sk;
+	samples_free(&so);
+}
+
+/* Child of bench_exit: stamp the time just before _exit. */
+static void __attribute__((noreturn))
+exit_child(volatile int64_t *stamp)
+{
+
+	sleep_ns(300000);
+	*stamp = now_ns();
+	_exit(0);
+}
+
+static int64_t
+poll_for(int fd, short events, short want, volatile int64_t *stamp)
+{
+	struct pollfd pfd;
+
+	pfd.fd = fd;
+	pfd.events = events;
+	do {
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 10000) == -1 && errno != EINTR)
+			err(1, "poll");
+	} while ((pfd.revents & want) == 0);
+	return (now_ns() - *stamp);
+}
+
+/*
+ * Exit -> notification.  pd: events 0, so that only POLLHUP (raised at
+ * the library's reap) wakes the owner; and, in separate runs, POLLIN
+ * first (exit), then POLLHUP, whose difference is the window in which a
+ * pd is readable without POLLHUP.  Baseline: a raw clone3 pidfd's POLLIN.
+ */
+static void
+bench_exit(const struct iters *it)
+{
+	struct procdesc_clone_args ca;
+	struct samples sh, sw, sr;
+	volatile int64_t *stamp;
+	siginfo_t si;
+	int64_t tin;
+	size_t i;
+	pid_t pid;
+	int fd;
+
+	out_section("4. Exit -> notification (child's stamp before _exit)");
+	if ((stamp = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
+		err(1, "mmap");
+	samples_init(&sh, it->it_exit);
+	samples_init(&sw, it->it_exit);
+	samples_init(&sr, it->it_exit);
+	for (i = 0; i < 3 * it->it_exit; i++) {
+		if (i % 3 == 2) {
+			memset(&ca, 0, sizeof(ca));
+			ca.flags = CLONE_PIDFD;
+			ca.pidfd = (uint64_t)(uintptr_t)&fd;
+			ca.exit_signal = SIGCHLD;
+			if ((pid = (pid_t)sys_clone3(&ca)) == 0)
+				exit_child(stamp);
+			if (pid == -1)
+				err(1, "clone3");
+			samples_add(&sr, (double)poll_for(fd, POLLIN, POLLIN,
+			    stamp));
+			(void)sys_waitid(P_PIDFD, fd, &si, WEXITED, NULL);
+			close(fd);
+			continue;
+		}
+		if ((pid = pdfork(&fd, 0)) == 0)
+			exit_child(stamp);
+		if (pid == -1)
+			err(1, "pdfork");
+		if (i % 3 == 0)
+			samples_add(&sh, (double)poll_for(fd, 0, POLLHUP,
+			    stamp));
+		else {
+			tin = poll_for(fd, POLLIN, POLLIN, stamp);
+			samples_add(&sw, (double)(poll_for(fd, 0, POLLHUP,
+			    stamp) - tin));
+		}
+		(void)pdwait(fd, NULL, WEXITED, NULL, NULL);
+		close(fd);
+		guardian_settle();
+	}
+	out_time("raw pidfd: exit -> POLLIN", &sr, NULL, NULL, NULL, V_NONE);
+	out_time("pd: exit -> POLLHUP", &sh, "raw pidfd POLLIN", &sr, NULL,
+	    V_NONE);
+	out_time("pd: POLLIN -> POLLHUP window", &sw, NULL, NULL, NULL,
+	    V_NONE);
+	samples_free(&sh);
+	samples_free(&sw);
+	samples_free(&sr);
+	munmap((void *)(uintptr_t)stamp, 4096);
+}
+
+/* Start the library: the watchdog and the guardian start on first use. */
+static pid_t
+warm_up(void)
+{
+	const char *how;
+	pid_t g, pid;
+	int fd;
+
+	pid = spawn_paused(K_PD, &fd);
+	how = "?";
+	if ((g = guardian_find(&how)) == -1)
+		errx(1, "cannot find the guardian process");
+	collect_all(K_PD, &pid, &fd, 1);
+	if (guardian_wait_threads(g, 1, 10 * SEC) == -1)
+		warnx("guardian busy after warm-up");
+	out_printf("Guardian of pid %d: pid %d, found through %s.\n",
+	    (int)getpid(), (int)g, how);
+	return (g);
+}
+
+/* The scale section in a forked owner; its goals come back by pipe. */
+static void
+scale_forked(const struct iters *it)
+{
+	pid_t pid;
+	int p[2], st;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		err(1, "pipe2");
+	fflush(NULL);
+	if ((pid = fork()) == -1)
+		err(1, "fork");
+	if (pid == 0) {
+		close(p[0]);
+		bench_scale(it->it_scale, it->it_idle, it->it_budget,
+		    warm_up());
+		out_goals_export(p[1]);
+		fflush(NULL);
+		_exit(0);
+	}
+	close(p[1]);
+	out_goals_import(p[0]);
+	close(p[0]);
+	if (waitpid(pid, &st, 0) == -1 || st != 0)
+		warnx("the scale section failed (status %#x)", st);
+}
+
+static void
+usage(void)
+{
+
+	fprintf(stderr, "usage: bench [-q] [-o dir] [-t file]\n");
+	exit(2);
+}
+
+static void
+header(bool quick)
+{
+	struct utsname u;
+	time_t t;
+	char buf[64];
+
+	uname(&u);
+	t = time(NULL);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+	out_printf("libprocdesc bench (%s run), %s\n", quick ? "QUICK" :
+	    "full", buf);
+	out_printf("%s %s %s, %ld CPUs\n", u.sysname, u.release, u.machine,
+	    sysconf(_SC_NPROCESSORS_ONLN));
+	out_printf("Times: CLOCK_MONOTONIC per operation; p99 nearest rank; "
+	    "ratio = median / baseline median.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct iters *it;
+	struct samples sc, sk;
+	const char *dir, *txt;
+	int64_t t0;
+	bool quick;
+	int ch;
+
+	dir = "bench/results";
+	txt = NULL;
+	quick = false;
+	while ((ch = getopt(argc, argv, "qo:t:")) != -1) {
+		switch (ch) {
+		case 'q':
+			quick = true;
+			break;
+		case 'o':
+			dir = optarg;
+			break;
+		case 't':
+			txt = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	it = quick ? &iters_quick : &iters_full;
+	t0 = now_ns();
+	out_init(dir, txt);
+	header(quick);
+
+	scale_forked(it);
+	out_printf("\n");
+	guardian = warm_up();
+	bench_spawn(it);
+	bench_signals(it);
+	bench_closekill(it, &sc, &sk);
+	bench_ownerkill(it, &sc, &sk);
+	bench_exit(it);
+	samples_free(&sc);
+	samples_free(&sk);
+	out_summary();
+	out_printf("\nTotal time %.1f s.  CSV and plot data in %s/.\n",
+	    (double)(now_ns() - t0) / 1e9, dir);
+	out_close();
+	return (0);
+}

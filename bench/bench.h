@@ -1,0 +1,97 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * Private interfaces between the benchmark's files (issue #7).
+ *
+ * bench.c runs the sections and owns main(); scale.c the 10,000-children
+ * section; proc.c creates and collects children and reads /proc;
+ * stats.c keeps samples and prints the table, the CSV and the goals.
+ * Single-threaded: nothing here is shared with another thread.
+ */
+
+#ifndef _BENCH_H_
+#define	_BENCH_H_
+
+#include <sys/types.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Samples of one measurement, in ns unless the row says otherwise. */
+struct samples {
+	double		*s_v;
+	size_t		 s_n;
+	size_t		 s_cap;
+	bool		 s_sorted;
+};
+
+enum verdict {
+	V_NONE,				/* No goal on this row. */
+	V_MET,
+	V_MISSED
+};
+
+/* One line of the table. */
+struct row {
+	const char	*r_name;
+	size_t		 r_n;		/* Samples, 0 for a single value. */
+	double		 r_med;		/* Median, or the value. */
+	double		 r_p99;		/* NAN: none. */
+	const char	*r_unit;	/* "ns" formats as a time. */
+	const char	*r_base;	/* Name of the baseline, or NULL. */
+	double		 r_bmed;	/* Its median. */
+	const char	*r_goal;	/* Goal text, or NULL. */
+	enum verdict	 r_verdict;
+};
+
+/* Kinds of children: how they are made and collected. */
+enum kind {
+	K_PD,				/* pdfork, pdkill, pdwait. */
+	K_FORK,				/* fork, kill, waitpid. */
+	K_CLONE3			/* clone3 pidfd, waitid(P_PIDFD). */
+};
+
+/* stats.c */
+void	samples_init(struct samples *, size_t);
+void	samples_add(struct samples *, double);
+double	samples_pct(struct samples *, double);
+void	samples_free(struct samples *);
+int	samples_write(struct samples *, const char *);
+int64_t	now_ns(void);
+void	out_init(const char *, const char *);
+const char *out_dir(void);
+void	out_printf(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	out_section(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	out_row(const struct row *);
+void	out_time(const char *, struct samples *, const char *,
+	    struct samples *, const char *, enum verdict);
+enum verdict out_goal(bool);
+void	out_summary(void);
+void	out_goals_export(int);
+void	out_goals_import(int);
+void	out_close(void);
+
+/* proc.c */
+void	child_pause(void) __attribute__((noreturn));
+pid_t	spawn_paused(enum kind, int *);
+void	collect_all(enum kind, const pid_t *, const int *, size_t);
+pid_t	guardian_find(const char **);
+long	proc_status(pid_t, const char *);
+long	proc_field(pid_t, const char *, const char *);
+long	proc_nfds(pid_t);
+uint64_t proc_cpu_ns(pid_t, pid_t);
+long	proc_blocked(pid_t, long);
+long	mem_available_kb(void);
+int64_t	guardian_wait_threads(pid_t, long, int64_t);
+int64_t	guardian_wait_blocked(pid_t, long, int64_t);
+void	sleep_ns(int64_t);
+
+/* scale.c */
+void	bench_scale(size_t, int, int, pid_t);
+
+#endif /* !_BENCH_H_ */

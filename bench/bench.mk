@@ -1,0 +1,37 @@
+# bench/bench.mk: `make bench` (issue #7), included by the top Makefile.
+#
+#   make bench            full run, under 2 minutes on 2 cores
+#   make bench QUICK=1    fewer iterations, 1,000 children in the scale
+#
+# The table goes to stdout and to bench/results/latest.txt; every row to
+# bench/results/bench.csv, the distributions and the scale curve to *.csv
+# there, and the plots to bench/results/*.svg when gnuplot is installed.
+# QUICK: latest-quick.txt, and the data and plots under bench/results/quick/.
+
+BENCH=		bench/bench
+BENCH_SRCS=	bench/bench.c bench/proc.c bench/scale.c bench/stats.c
+BENCH_DIR=	bench/results
+BENCH_QUICK=	$(filter-out 0,$(QUICK))
+BENCH_TXT=	$(BENCH_DIR)/latest$(if $(BENCH_QUICK),-quick).txt
+BENCH_DATA=	$(BENCH_DIR)$(if $(BENCH_QUICK),/quick)
+
+$(BENCH): $(BENCH_SRCS) bench/bench.h $(SHLIB) $(O)/libprocdesc.so \
+    $(GUARDIAN)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $(BENCH_SRCS) -L$(O) \
+	    -Wl,-rpath,$(abspath $(O)) -lprocdesc -pthread -lm
+
+bench: $(BENCH)
+	@mkdir -p $(BENCH_DATA)
+	LIBPROCDESC_GUARDIAN=$(abspath $(GUARDIAN)) ./$(BENCH) \
+	    $(if $(BENCH_QUICK),-q) -o $(BENCH_DATA) -t $(BENCH_TXT)
+	@if command -v gnuplot >/dev/null 2>&1; then \
+	    gnuplot -e "dir='$(BENCH_DATA)'" bench/plot.gp && \
+	    echo "Plots: $(BENCH_DATA)/{closekill,scale}.svg"; \
+	else \
+	    echo "No gnuplot: no plots (apt-get install -y gnuplot-nox)"; \
+	fi
+
+clean-extra::
+	rm -f $(BENCH)
+
+.PHONY: bench
