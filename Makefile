@@ -42,6 +42,7 @@ SHLIB=		$(O)/libprocdesc.so.$(VERSION)
 STLIB=		$(O)/libprocdesc.a
 GUARDIAN=	$(O)/procdesc-guardian
 GUARDIAN_PATH=	$(LIBEXECDIR)/procdesc-guardian
+MLINKS=		pdgetpid.3 pdkill.3 pdwait.3 pdrfork.3 pdopenpid.3 pddupfd.3
 
 # Every tests/*_test.c is an ATF-C program, every tests/*_test.sh atf-sh.
 TEST_PROGS=	$(patsubst %.c,%,$(wildcard tests/*_test.c)) \
@@ -137,6 +138,12 @@ install: all
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(GUARDIAN) $(DESTDIR)$(LIBEXECDIR)/
 	install -m 644 libprocdesc.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	install -m 644 compat/include/sys/capsicum.h $(DESTDIR)$(INCLUDEDIR)/sys/
+	install -m 644 compat/include/capsicum_helpers.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 man/pdfork.3 $(DESTDIR)$(MANDIR)/man3/
+	for l in $(MLINKS); do ln -sf pdfork.3 $(DESTDIR)$(MANDIR)/man3/$$l; done
+	install -m 644 man/libprocdesc.7 $(DESTDIR)$(MANDIR)/man7/
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/sys/procdesc.h \
@@ -144,7 +151,12 @@ uninstall:
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libprocdesc.so \
 	    $(DESTDIR)$(LIBDIR)/libprocdesc.a \
 	    $(DESTDIR)$(LIBEXECDIR)/procdesc-guardian \
-	    $(DESTDIR)$(PKGCONFIGDIR)/libprocdesc.pc
+	    $(DESTDIR)$(PKGCONFIGDIR)/libprocdesc.pc \
+	    $(DESTDIR)$(INCLUDEDIR)/sys/capsicum.h \
+	    $(DESTDIR)$(INCLUDEDIR)/capsicum_helpers.h \
+	    $(DESTDIR)$(MANDIR)/man3/pdfork.3 \
+	    $(MLINKS:%=$(DESTDIR)$(MANDIR)/man3/%) \
+	    $(DESTDIR)$(MANDIR)/man7/libprocdesc.7
 
 clean: clean-extra
 	rm -rf $(O) $(TEST_PROGS) examples/demo libprocdesc.pc tests/results

@@ -58,4 +58,24 @@ bool	t_hup_within(int fd, int ms);
 	}								\
 	static void name##_body(const atf_tc_t *tc __attribute__((unused)))
 
+/* As T_TC, for a case that kyua runs as unprivileged_user. */
+#define	T_TC_UNPRIV(name, descr)					\
+	static void name##_body(const atf_tc_t *);			\
+	ATF_TC(name);							\
+	ATF_TC_HEAD(name, tc)						\
+	{								\
+		atf_tc_set_md_var(tc, "descr", descr);			\
+		atf_tc_set_md_var(tc, "require.user", "unprivileged");	\
+	}								\
+	ATF_TC_BODY(name, tc)						\
+	{								\
+		struct t_leak l;					\
+									\
+		t_init();						\
+		t_leak_begin(&l);					\
+		name##_body(tc);					\
+		t_leak_end(&l);						\
+	}								\
+	static void name##_body(const atf_tc_t *tc __attribute__((unused)))
+
 #endif /* !_TESTUTIL_H_ */

@@ -1,0 +1,528 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * The pdfork child is as usable as a fork() child (SPEC.md §3): malloc,
+ * stdio and threads while other threads of the parent are busy in them,
+ * pthread_atfork handlers, signals to itself, its own pid and tid, nested
+ * pdfork, exec; pdfork under a full signal mask, beside the application's
+ * own SIGSYS handler, and without touching errno.
+ */
+
+#include <sys/procdesc.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define	NCHILDREN	500
+#define	NHAMMER		4
+
+/*
+ * Wait at most T_LONG_MS for the child behind fd to be reaped by the
+ * library (POLLHUP), then read its status.  A child that hangs is killed,
+ * one that the library leaves unreaped is reaped here, and the case fails
+ * either way: pdwait would block for ever.  Returns the wait status.
+ */
+static int
+bounded_wait(int fd, const char *what)
+{
+	siginfo_t si;
+	bool exited;
+	int status;
+
+	if (!t_hup_within(fd, T_LONG_MS)) {
+		/* An unreaped zombie, or still running (hung)? */
+		memset(&si, 0, sizeof(si));
+		exited = (waitid(P_PIDFD, (id_t)fd, &si, WEXITED | WNOWAIT |
+		    WNOHANG | __WALL) == 0 && si.si_pid != 0);
+		if (!exited) {
+			(void)pdkill(fd, SIGKILL);
+			exited = t_dead_within(fd, T_LONG_MS);
+		}
+		if (!t_hup_within(fd, 1000)) {
+			/* Not reaped by the library: do it ourselves. */
+			(void)waitid(P_PIDFD, (id_t)fd, &si, WEXITED | __WALL);
+		}
+		(void)close(fd);
+		atf_tc_fail("%s: child %s within %d ms", what, exited ?
+		    "exited but was not reaped by the library" :
+		    "did not exit (deadlock)", T_LONG_MS);
+	}
+	status = -1;
+	ATF_REQUIRE_MSG(pdwait(fd, &status, WEXITED, NULL, NULL) == 0,
+	    "pdwait: %s", strerror(errno));
+	return (status);
+}
+
+static void
+wait_exit_code(int fd, int code, const char *what)
+{
+	int status;
+
+	status = bounded_wait(fd, what);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == code,
+	    "%s: status %#x, expected exit %d", what, status, code);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* (a) Busy threads: malloc/free of random sizes and stdio. */
+
+static atomic_bool hammer_stop;
+static FILE *hammer_fp;
+
+static void *
+hammer_main(void *arg)
+{
+	unsigned int seed;
+	FILE *fp;
+	void *p[16];
+	size_t i, n;
+
+	seed = (unsigned int)(uintptr_t)arg;
+	memset(p, 0, sizeof(p));
+	while (!atomic_load(&hammer_stop)) {
+		i = (size_t)rand_r(&seed) % 16;
+		free(p[i]);
+		n = 1 + (size_t)rand_r(&seed) % 70000;
+		p[i] = malloc(n);
+		if (p[i] != NULL)
+			memset(p[i], 1, n < 64 ? n : 64);
+		fprintf(hammer_fp, "hammer %u %p\n", seed, p[i]);
+		if (rand_r(&seed) % 64 == 0) {
+			/* fopen and fclose take glibc's stdio list lock. */
+			if ((fp = fopen("/dev/null", "we")) != NULL) {
+				fprintf(fp, "x");
+				fclose(fp);
+			}
+		}
+	}
+	for (i = 0; i < 16; i++)
+		free(p[i]);
+	return (NULL);
+}
+
+static void *
+child_thread(void *arg)
+{
+
+	return (arg);
+}
+
+/* The child of (a): every one of these hangs or crashes if glibc's fork
+ * state is not repaired. */
+static void __attribute__((noreturn))
+busy_child(void)
+{
+	static int token;
+	pthread_t td;
+	void *p, *r;
+	FILE *fp;
+
+	if ((p = malloc(1000)) == NULL)
+		_exit(1);
+	memset(p, 2, 1000);
+	free(p);
+	if (fprintf(hammer_fp, "child %d\n", (int)getpid()) < 0 ||
+	    fflush(hammer_fp) != 0)
+		_exit(2);
+	if ((fp = fopen("/dev/null", "we")) == NULL)
+		_exit(3);
+	if (fprintf(fp, "child\n") < 0 || fflush(fp) != 0 || fclose(fp) != 0)
+		_exit(4);
+	if (pthread_create(&td, NULL, child_thread, &token) != 0)
+		_exit(5);
+	if (pthread_join(td, &r) != 0 || r != &token)
+		_exit(6);
+	_exit(7);
+}
+
+/*
+ * A pdfork child can use malloc, stdio and pthread_create while other
+ * threads of the parent were inside malloc or stdio at the fork.
+ */
+T_TC(busy_threads__malloc_stdio, "500 children of a parent whose threads "
+    "hammer malloc and stdio neither hang nor crash")
+{
+	pthread_t td[NHAMMER];
+	char what[32];
+	size_t i;
+	pid_t pid;
+	int fd;
+
+	hammer_fp = fopen("/dev/null", "we");
+	ATF_REQUIRE(hammer_fp != NULL);
+	atomic_store(&hammer_stop, false);
+	for (i = 0; i < NHAMMER; i++)
+		ATF_REQUIRE(pthread_create(&td[i], NULL, hammer_main,
+		    (void *)(uintptr_t)(i + 1)) == 0);
+	for (i = 0; i < NCHILDREN; i++) {
+		pid = pdfork(&fd, 0);
+		if (pid == -1) {
+			atomic_store(&hammer_stop, true);
+			atf_tc_fail("pdfork %zu: %s", i, strerror(errno));
+		}
+		if (pid == 0)
+			busy_child();
+		snprintf(what, sizeof(what), "child %zu", i);
+		wait_exit_code(fd, 7, what);
+	}
+	atomic_store(&hammer_stop, true);
+	for (i = 0; i < NHAMMER; i++)
+		ATF_REQUIRE(pthread_join(td[i], NULL) == 0);
+	ATF_REQUIRE(fclose(hammer_fp) == 0);
+}
+
+/* (b) pthread_atfork. */
+
+static char af_log[32];
+static atomic_int af_len;
+
+static void
+af_rec(char c)
+{
+	int n;
+
+	n = atomic_fetch_add(&af_len, 1);
+	if (n < (int)sizeof(af_log) - 1)
+		af_log[n] = c;
+}
+
+static void af_prepare1(void) { af_rec('P'); af_rec('1'); }
+static void af_parent1(void) { af_rec('A'); af_rec('1'); }
+static void af_child1(void) { af_rec('C'); af_rec('1'); }
+static void af_prepare2(void) { af_rec('P'); af_rec('2'); }
+static void af_parent2(void) { af_rec('A'); af_rec('2'); }
+static void af_child2(void) { af_rec('C'); af_rec('2'); }
+
+/*
+ * Run one fork (pdfork if pd) and return the handler order seen in the
+ * parent and, through a pipe, in the child.
+ */
+static void
+af_run(bool pd, char *parent, char *child, size_t len)
+{
+	ssize_t n;
+	pid_t pid;
+	int fd, p[2], status;
+
+	ATF_REQUIRE(pipe(p) == 0);
+	memset(af_log, 0, sizeof(af_log));
+	atomic_store(&af_len, 0);
+	pid = pd ? pdfork(&fd, 0) : fork();
+	ATF_REQUIRE_MSG(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		n = (ssize_t)strlen(af_log);
+		_exit(write(p[1], af_log, (size_t)n) == n ? 0 : 1);
+	}
+	snprintf(parent, len, "%s", af_log);
+	ATF_REQUIRE(close(p[1]) == 0);
+	memset(child, 0, len);
+	n = read(p[0], child, len - 1);
+	ATF_REQUIRE(n >= 0);
+	ATF_REQUIRE(close(p[0]) == 0);
+	if (pd) {
+		status = bounded_wait(fd, "pdfork");
+		ATF_REQUIRE(close(fd) == 0);
+	} else
+		ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * pthread_atfork prepare, parent and child handlers run for pdfork
+ * exactly as for fork(), in the same order.
+ */
+T_TC(atfork__handlers_order, "pthread_atfork handlers run for pdfork "
+    "as for fork, in the same order")
+{
+	char fp[32], fc[32], pp[32], pc[32];
+
+	ATF_REQUIRE(pthread_atfork(af_prepare1, af_parent1, af_child1) == 0);
+	ATF_REQUIRE(pthread_atfork(af_prepare2, af_parent2, af_child2) == 0);
+	af_run(false, fp, fc, sizeof(fp));
+	af_run(true, pp, pc, sizeof(pp));
+	/* POSIX: prepare in reverse order of registration, others in order. */
+	ATF_CHECK_STREQ(fp, "P2P1A1A2");
+	ATF_CHECK_STREQ(fc, "P2P1C1C2");
+	ATF_CHECK_STREQ_MSG(pp, fp, "parent: pdfork %s, fork %s", pp, fp);
+	ATF_CHECK_STREQ_MSG(pc, fc, "child: pdfork %s, fork %s", pc, fc);
+}
+
+/* (c) Signals, pid and tid in the child. */
+
+static volatile sig_atomic_t usr1_count;
+
+static void
+on_usr1(int sig)
+{
+
+	(void)sig;
+	usr1_count++;
+}
+
+struct ids {
+	pid_t	getpid;
+	pid_t	gettid;
+	pid_t	sys_getpid;
+};
+
+/*
+ * raise(SIGUSR1) in the child reaches the child, not the parent, and
+ * getpid()/gettid() in the child are the pid pdfork returned.
+ */
+T_TC(child__raise_and_ids, "raise in the child signals the child; "
+    "getpid and gettid are the child's pid")
+{
+	struct sigaction sa;
+	struct ids ids;
+	pid_t pid;
+	int fd, p[2];
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	ATF_REQUIRE(sigaction(SIGUSR1, &sa, NULL) == 0);
+	usr1_count = 0;
+	ATF_REQUIRE(pipe(p) == 0);
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		/* The child's own handler, inherited from the parent here. */
+		usr1_count = 0;
+		ids.getpid = getpid();
+		ids.gettid = gettid();
+		ids.sys_getpid = (pid_t)syscall(SYS_getpid);
+		if (write(p[1], &ids, sizeof(ids)) != sizeof(ids))
+			_exit(10);
+		if (raise(SIGUSR1) != 0)
+			_exit(11);
+		_exit(usr1_count == 1 ? 0 : 12);
+	}
+	ATF_REQUIRE(close(p[1]) == 0);
+	ATF_REQUIRE(read(p[0], &ids, sizeof(ids)) == sizeof(ids));
+	ATF_REQUIRE(close(p[0]) == 0);
+	wait_exit_code(fd, 0, "raise");
+	ATF_CHECK_EQ_MSG(usr1_count, 0, "the parent got the child's SIGUSR1");
+	ATF_CHECK_EQ(ids.sys_getpid, pid);
+	ATF_CHECK_EQ_MSG(ids.getpid, pid, "getpid %d, pdfork gave %d",
+	    (int)ids.getpid, (int)pid);
+	ATF_CHECK_EQ_MSG(ids.gettid, pid, "gettid %d, pdfork gave %d",
+	    (int)ids.gettid, (int)pid);
+	signal(SIGUSR1, SIG_DFL);
+}
+
+/*
+ * pthread_self() names the child's thread: pthread_kill and
+ * pthread_sigqueue on it signal the child.
+ */
+T_TC(child__pthread_kill_self, "pthread_kill(pthread_self()) and "
+    "pthread_sigqueue work in the child")
+{
+	struct sigaction sa;
+	union sigval sv;
+	pid_t pid;
+	int fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	ATF_REQUIRE(sigaction(SIGUSR1, &sa, NULL) == 0);
+	usr1_count = 0;
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		if (pthread_kill(pthread_self(), SIGUSR1) != 0)
+			_exit(10);
+		if (usr1_count != 1)
+			_exit(11);
+		sv.sival_int = 1;
+		if (pthread_sigqueue(pthread_self(), SIGUSR1, sv) != 0)
+			_exit(12);
+		_exit(usr1_count == 2 ? 0 : 13);
+	}
+	wait_exit_code(fd, 0, "pthread_kill");
+	ATF_CHECK_EQ(usr1_count, 0);
+	signal(SIGUSR1, SIG_DFL);
+}
+
+/* (d) The child may pdfork a child of its own and pdwait it. */
+T_TC(child__nested_pdfork, "nested pdfork in the child, pdwait there")
+{
+	pid_t pid;
+	int fd;
+
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		pid_t gpid;
+		int gfd, st;
+
+		gpid = pdfork(&gfd, 0);
+		if (gpid == -1)
+			_exit(100);
+		if (gpid == 0)
+			_exit(9);
+		if (pdwait(gfd, &st, WEXITED, NULL, NULL) != 0)
+			_exit(101);
+		if (close(gfd) != 0)
+			_exit(102);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 103);
+	}
+	wait_exit_code(fd, 9, "nested");
+}
+
+/* (e) exec in the child works and its exit status is reported. */
+T_TC(child__exec, "execl in the child gives the program's status")
+{
+	pid_t pid;
+	int fd;
+
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", "exit 5", (char *)NULL);
+		_exit(127);
+	}
+	wait_exit_code(fd, 5, "exec");
+}
+
+/*
+ * (f) pdfork works while the application blocks every signal, and leaves
+ * the mask as it was, in the parent and in the child.
+ */
+T_TC(sigmask__all_blocked, "pdfork with all signals blocked")
+{
+	sigset_t all, old, cur;
+	pid_t pid;
+	int fd, sig;
+
+	sigfillset(&all);
+	ATF_REQUIRE(sigprocmask(SIG_BLOCK, &all, &old) == 0);
+	pid = pdfork(&fd, 0);
+	if (pid == 0) {
+		if (sigprocmask(SIG_BLOCK, NULL, &cur) != 0)
+			_exit(10);
+		for (sig = 1; sig < NSIG; sig++) {
+			if (sig == SIGKILL || sig == SIGSTOP ||
+			    (sig >= 32 && sig < SIGRTMIN))
+				continue;
+			if (sigismember(&cur, sig) != 1)
+				_exit(sig);
+		}
+		_exit(0);
+	}
+	ATF_REQUIRE(sigprocmask(SIG_BLOCK, NULL, &cur) == 0);
+	ATF_REQUIRE(sigprocmask(SIG_SETMASK, &old, NULL) == 0);
+	ATF_REQUIRE_MSG(pid > 0, "pdfork: %s", strerror(errno));
+	wait_exit_code(fd, 0, "blocked");
+	ATF_CHECK(sigismember(&cur, SIGSYS) == 1);
+	ATF_CHECK(sigismember(&cur, SIGUSR1) == 1);
+	ATF_CHECK(sigismember(&cur, SIGCHLD) == 1);
+}
+
+static volatile sig_atomic_t sys_count;
+
+static void
+app_sigsys(int sig, siginfo_t *si, void *uc)
+{
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	sys_count++;
+}
+
+/* The child's check of (f): 0 if SIGSYS is still the application's. */
+static int
+sigsys_is_app(void)
+{
+	struct sigaction cur;
+
+	if (sigaction(SIGSYS, NULL, &cur) != 0)
+		return (1);
+	if ((cur.sa_flags & SA_SIGINFO) == 0 ||
+	    cur.sa_sigaction != app_sigsys)
+		return (2);
+	sys_count = 0;
+	if (raise(SIGSYS) != 0 || sys_count != 1)
+		return (3);
+	return (0);
+}
+
+/*
+ * (f) An application's SIGSYS handler does not disturb pdfork and is
+ * still the application's afterwards, in the parent and in the child.
+ */
+T_TC(sigsys__app_handler_kept, "the application's SIGSYS handler "
+    "survives pdfork, in the parent and the child")
+{
+	struct sigaction sa, cur;
+	pid_t pid;
+	int fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = app_sigsys;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	ATF_REQUIRE(sigaction(SIGSYS, &sa, NULL) == 0);
+	sys_count = 0;
+	pid = pdfork(&fd, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(sigsys_is_app());
+	wait_exit_code(fd, 0, "sigsys child");
+	ATF_CHECK_EQ_MSG(sys_count, 0, "the application's SIGSYS handler "
+	    "ran during pdfork");
+	ATF_REQUIRE(sigaction(SIGSYS, NULL, &cur) == 0);
+	ATF_CHECK(cur.sa_sigaction == app_sigsys);
+	ATF_CHECK((cur.sa_flags & (SA_SIGINFO | SA_RESTART)) ==
+	    (SA_SIGINFO | SA_RESTART));
+	ATF_REQUIRE(raise(SIGSYS) == 0);
+	ATF_CHECK_EQ(sys_count, 1);
+	signal(SIGSYS, SIG_DFL);
+}
+
+/* (g) A successful pdfork leaves errno alone, in the parent and child. */
+T_TC(errno__kept_on_success, "pdfork does not change errno on success")
+{
+	pid_t pid;
+	int fd, saved;
+
+	errno = 1234;
+	pid = pdfork(&fd, 0);
+	saved = errno;
+	if (pid == 0)
+		_exit(saved == 1234 ? 0 : 1);
+	ATF_REQUIRE_MSG(pid > 0, "pdfork: %s", strerror(saved));
+	ATF_CHECK_EQ_MSG(saved, 1234, "errno %d after pdfork", saved);
+	wait_exit_code(fd, 0, "errno in the child");
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+
+	ATF_TP_ADD_TC(tp, busy_threads__malloc_stdio);
+	ATF_TP_ADD_TC(tp, atfork__handlers_order);
+	ATF_TP_ADD_TC(tp, child__raise_and_ids);
+	ATF_TP_ADD_TC(tp, child__pthread_kill_self);
+	ATF_TP_ADD_TC(tp, child__nested_pdfork);
+	ATF_TP_ADD_TC(tp, child__exec);
+	ATF_TP_ADD_TC(tp, sigmask__all_blocked);
+	ATF_TP_ADD_TC(tp, sigsys__app_handler_kept);
+	ATF_TP_ADD_TC(tp, errno__kept_on_success);
+	return (atf_no_error());
+}

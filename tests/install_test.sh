@@ -1,0 +1,343 @@
+#! /usr/bin/env atf-sh
+# shellcheck shell=sh
+#
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Copyright (c) 2026 The libprocdesc authors.
+#
+# make install/uninstall into a DESTDIR, programs built against the staged
+# tree with nothing but pkg-config, and the ABI of the built libraries.
+# Everything is written into the case's work directory; only make itself
+# touches the source tree (obj/, libprocdesc.pc).
+
+# The source tree: atf-sh programs run from tests/.
+t_top()
+{
+
+	(cd "$(atf_get_srcdir)/.." && pwd)
+}
+
+# Runs make in the source tree without an outer make's jobserver flags;
+# its output goes to make.out in the work directory.
+t_make()
+{
+
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	    make -C "$(t_top)" --no-print-directory "$@" >make.out 2>&1 || {
+		cat make.out >&2
+		atf_fail "make $* failed"
+	}
+}
+
+t_version()
+{
+
+	sed -n 's/^VERSION=[[:space:]]*//p' "$(t_top)/Makefile"
+}
+
+# Installs into ./root with PREFIX=/usr/local; sets ROOT.
+t_install()
+{
+
+	ROOT=$PWD/root
+	t_make install DESTDIR="$ROOT" PREFIX=/usr/local
+}
+
+# Points pkg-config, the dynamic linker and the library at ROOT.
+t_stage_env()
+{
+
+	PKG_CONFIG_SYSROOT_DIR=$ROOT
+	PKG_CONFIG_PATH=$ROOT/usr/local/lib/pkgconfig
+	LD_LIBRARY_PATH=$ROOT/usr/local/lib
+	LIBPROCDESC_GUARDIAN=$ROOT/usr/local/libexec/procdesc-guardian
+	export PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_PATH LD_LIBRARY_PATH \
+	    LIBPROCDESC_GUARDIAN
+	atf_check -s exit:0 -o inline:"$PKG_CONFIG_PATH\n" \
+	    pkg-config --variable=pcfiledir libprocdesc
+}
+
+# A user's program: fork a child, sandbox (a no-op here), collect it.
+t_write_prog()
+{
+
+	cat >prog.c <<'EOF'
+#include <sys/procdesc.h>
+#include <sys/wait.h>
+#include <capsicum_helpers.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int
+main(void)
+{
+	int fd, status;
+	pid_t pid;
+
+	if ((pid = pdfork(&fd, 0)) == 0)
+		_exit(42);
+	if (pid == -1 || caph_enter() == -1 ||
+	    pdwait(fd, &status, WEXITED, NULL, NULL) == -1)
+		return (1);
+	printf("%d\n", WEXITSTATUS(status));
+	return (0);
+}
+EOF
+}
+
+# The files install writes, with "-> target" for symbolic links.
+t_expected_layout()
+{
+
+	v=$(t_version)
+	cat <<EOF
+usr/local/include/capsicum_helpers.h
+usr/local/include/sys/capsicum.h
+usr/local/include/sys/procdesc.h
+usr/local/lib/libprocdesc.a
+usr/local/lib/libprocdesc.so -> libprocdesc.so.0
+usr/local/lib/libprocdesc.so.0 -> libprocdesc.so.$v
+usr/local/lib/libprocdesc.so.$v
+usr/local/lib/pkgconfig/libprocdesc.pc
+usr/local/libexec/procdesc-guardian
+usr/local/share/man/man3/pddupfd.3 -> pdfork.3
+usr/local/share/man/man3/pdfork.3
+usr/local/share/man/man3/pdgetpid.3 -> pdfork.3
+usr/local/share/man/man3/pdkill.3 -> pdfork.3
+usr/local/share/man/man3/pdopenpid.3 -> pdfork.3
+usr/local/share/man/man3/pdrfork.3 -> pdfork.3
+usr/local/share/man/man3/pdwait.3 -> pdfork.3
+usr/local/share/man/man7/libprocdesc.7
+EOF
+}
+
+t_actual_layout()
+{
+
+	(cd "$ROOT" && find . -type f -o -type l) | sed 's|^\./||' | sort |
+	while read -r f; do
+		if [ -L "$ROOT/$f" ]; then
+			echo "$f -> $(readlink "$ROOT/$f")"
+		else
+			echo "$f"
+		fi
+	done
+}
+
+atf_test_case layout
+layout_head()
+{
+	atf_set descr "make install writes exactly the intended files," \
+	    "links and modes under DESTDIR"
+}
+layout_body()
+{
+
+	t_install
+	t_expected_layout >expected
+	t_actual_layout >actual
+	atf_check -s exit:0 -o empty diff -u expected actual
+	for f in usr/local/lib/libprocdesc.so.$(t_version) \
+	    usr/local/libexec/procdesc-guardian; do
+		atf_check -o inline:"755\n" stat -c %a "$ROOT/$f"
+	done
+	for f in usr/local/include/sys/procdesc.h \
+	    usr/local/include/sys/capsicum.h \
+	    usr/local/include/capsicum_helpers.h \
+	    usr/local/lib/libprocdesc.a \
+	    usr/local/lib/pkgconfig/libprocdesc.pc \
+	    usr/local/share/man/man3/pdfork.3 \
+	    usr/local/share/man/man7/libprocdesc.7; do
+		atf_check -o inline:"644\n" stat -c %a "$ROOT/$f"
+	done
+	# The installed files are the tree's own.
+	atf_check cmp "$(t_top)/man/pdfork.3" \
+	    "$ROOT/usr/local/share/man/man3/pdfork.3"
+	atf_check cmp "$(t_top)/compat/include/sys/capsicum.h" \
+	    "$ROOT/usr/local/include/sys/capsicum.h"
+	atf_check -o inline:"/usr/local\n" env \
+	    PKG_CONFIG_PATH="$ROOT/usr/local/lib/pkgconfig" \
+	    pkg-config --variable=prefix libprocdesc
+}
+
+atf_test_case shared
+shared_head()
+{
+	atf_set descr "A program built with pkg-config --cflags --libs" \
+	    "libprocdesc against the staged install runs"
+}
+shared_body()
+{
+
+	t_install
+	t_stage_env
+	t_write_prog
+	flags=$(pkg-config --cflags --libs libprocdesc) ||
+	    atf_fail "pkg-config libprocdesc failed"
+	# shellcheck disable=SC2086
+	atf_check -s exit:0 -o empty -e empty cc -Wall -Werror -o prog \
+	    prog.c $flags
+	atf_check -s exit:0 -o match:"libprocdesc\.so\.0 => $ROOT/" ldd ./prog
+	atf_check -s exit:0 -o inline:"42\n" -e empty ./prog
+}
+
+atf_test_case static
+static_head()
+{
+	atf_set descr "A program linked -static with pkg-config --static" \
+	    "runs without any libprocdesc.so"
+}
+static_body()
+{
+
+	t_install
+	t_stage_env
+	t_write_prog
+	flags=$(pkg-config --static --cflags --libs libprocdesc) ||
+	    atf_fail "pkg-config --static libprocdesc failed"
+	# shellcheck disable=SC2086
+	atf_check -s exit:0 -o empty -e ignore cc -Wall -Werror -static \
+	    -o prog prog.c $flags
+	atf_check -s exit:0 -o not-match:NEEDED -e ignore readelf -d ./prog
+	atf_check -s exit:0 -o match:'[Tt] pdfork$' nm ./prog
+	atf_check -s exit:0 -o inline:"42\n" -e empty env -u LD_LIBRARY_PATH \
+	    ./prog
+}
+
+atf_test_case overlay
+overlay_head()
+{
+	atf_set descr "A program built with libprocdesc and libbsd-overlay" \
+	    "from pkg-config runs and sees both"
+}
+overlay_body()
+{
+
+	pkg-config --exists libbsd-overlay || atf_skip "libbsd-overlay missing"
+	t_install
+	# libbsd is not under DESTDIR: pkg-config would prefix its
+	# -isystem and -L with the sysroot, so ask for it without one.
+	bsd=$(env -u PKG_CONFIG_SYSROOT_DIR \
+	    pkg-config --cflags --libs libbsd-overlay) ||
+	    atf_fail "pkg-config libbsd-overlay failed"
+	t_stage_env
+	flags=$(pkg-config --cflags --libs libprocdesc) ||
+	    atf_fail "pkg-config libprocdesc failed"
+	cat >prog.c <<'EOF'
+#include <sys/cdefs.h>
+#include <sys/procdesc.h>
+#include <sys/wait.h>
+#include <capsicum_helpers.h>
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int
+main(void)
+{
+	char name[64];
+	int fd, status;
+	pid_t pid;
+
+	if ((pid = pdfork(&fd, PD_CLOEXEC)) == -1)
+		err(1, "pdfork");
+	if (pid == 0)
+		_exit(42);
+	if (caph_enter() == -1)
+		err(1, "caph_enter");
+	if (pdwait(fd, &status, WEXITED, NULL, NULL) == -1)
+		err(1, "pdwait");
+	(void)strlcpy(name, getprogname(), sizeof(name));
+	printf("%s %d\n", name, WEXITSTATUS(status));
+	return (0);
+}
+EOF
+	# shellcheck disable=SC2086
+	atf_check -s exit:0 -o empty -e empty cc -Wall -Werror -o prog \
+	    prog.c $flags $bsd
+	atf_check -s exit:0 -o inline:"prog 42\n" -e empty ./prog
+}
+
+atf_test_case uninstall
+uninstall_head()
+{
+	atf_set descr "make uninstall with the same DESTDIR removes every" \
+	    "file and link that make install wrote"
+}
+uninstall_body()
+{
+
+	t_install
+	t_actual_layout >installed
+	atf_check -s exit:0 -o not-empty cat installed
+	t_make uninstall DESTDIR="$ROOT" PREFIX=/usr/local
+	atf_check -s exit:0 -o empty find "$ROOT" -type f -o -type l
+}
+
+atf_test_case abi
+abi_head()
+{
+	atf_set descr "libprocdesc.so exports exactly the names of" \
+	    "lib/libprocdesc.map at LIBPROCDESC_1.0; libprocdesc.a adds" \
+	    "only procdesc_ names"
+}
+abi_body()
+{
+
+	top=$(t_top)
+	map=$top/lib/libprocdesc.map
+	t_make all
+	node=$(sed -n 's/^\([A-Za-z0-9_.]*\)[[:space:]]*{.*/\1/p' "$map")
+	atf_check -o inline:"LIBPROCDESC_1.0\n" echo "$node"
+	sed -n '/global:/,/local:/s/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);.*/\1/p' \
+	    "$map" | sort >names
+	atf_check -o inline:"7\n" sh -c 'grep -c "^pd" names'
+	atf_check -o inline:"7\n" sh -c 'wc -l <names'
+
+	# The version node itself shows up as an absolute symbol.
+	{
+		echo "A $node"
+		sed "s/.*/T &@@$node/" names
+	} | sort >expected
+	nm -D --defined-only "$top/obj/libprocdesc.so" >nm.out ||
+	    atf_fail "nm -D failed"
+	awk 'NF == 3 { print $2, $3 }' nm.out | sort >actual
+	atf_check -s exit:0 -o empty diff -u expected actual
+
+	nm -g --defined-only "$top/obj/libprocdesc.a" >nm.a ||
+	    atf_fail "nm libprocdesc.a failed"
+	awk 'NF == 3 { print $3 }' nm.a | sort -u >global
+	atf_check -s exit:0 -o empty comm -23 names global
+	atf_check -s exit:1 -o empty sh -c \
+	    'comm -13 names global | grep -v "^procdesc_"'
+}
+
+atf_test_case soname
+soname_head()
+{
+	atf_set descr "The shared library's soname is libprocdesc.so.0"
+}
+soname_body()
+{
+
+	top=$(t_top)
+	t_make all
+	atf_check -s exit:0 -o match:'Library soname: \[libprocdesc\.so\.0\]$' \
+	    readelf -d "$top/obj/libprocdesc.so"
+	atf_check -s exit:0 -o inline:"libprocdesc.so.$(t_version)\n" \
+	    readlink "$top/obj/libprocdesc.so.0"
+}
+
+atf_init_test_cases()
+{
+
+	atf_add_test_case layout
+	atf_add_test_case shared
+	atf_add_test_case static
+	atf_add_test_case overlay
+	atf_add_test_case uninstall
+	atf_add_test_case abi
+	atf_add_test_case soname
+}
