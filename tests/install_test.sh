@@ -29,6 +29,17 @@ t_make()
 	}
 }
 
+# A library built with a sanitizer exports its runtime's symbols and
+# needs its runtime at link time: the install checks do not apply.
+t_no_sanitizer()
+{
+
+	if nm -D "$(t_top)/obj/libprocdesc.so" 2>/dev/null |
+	    grep -q -e __asan_ -e __tsan_ -e __ubsan_; then
+		atf_skip "library built with a sanitizer"
+	fi
+}
+
 t_version()
 {
 
@@ -132,6 +143,7 @@ layout_head()
 }
 layout_body()
 {
+	t_no_sanitizer
 
 	t_install
 	t_expected_layout >expected
@@ -168,6 +180,7 @@ shared_head()
 }
 shared_body()
 {
+	t_no_sanitizer
 
 	t_install
 	t_stage_env
@@ -189,6 +202,7 @@ static_head()
 }
 static_body()
 {
+	t_no_sanitizer
 
 	t_install
 	t_stage_env
@@ -212,6 +226,7 @@ overlay_head()
 }
 overlay_body()
 {
+	t_no_sanitizer
 
 	pkg-config --exists libbsd-overlay || atf_skip "libbsd-overlay missing"
 	t_install
@@ -285,6 +300,7 @@ abi_head()
 }
 abi_body()
 {
+	t_no_sanitizer
 
 	top=$(t_top)
 	map=$top/lib/libprocdesc.map
