@@ -182,10 +182,10 @@ static const struct variant variants[] = {
 
 /*
  * Let the guardian finish with children that are gone: it keeps a thread
- * per child until that thread has told the owner.  The owner reads those
- * messages only when it pdforks or reaps, so threads whose message does
- * not fit in the socket stay blocked in send(2); say so once, with the
- * count, and drain them with throwaway pdforks.
+ * per child until the child's last descriptor is closed.  Should threads
+ * linger (blocked in send(2), as before the guardian had a mailer
+ * thread), say so once, with the count, and drain them with throwaway
+ * pdforks.
  */
 static void
 guardian_settle(void)
@@ -195,13 +195,13 @@ guardian_settle(void)
 	long nsend, nthr;
 	int n;
 
-	if (guardian_wait_threads(guardian, 1, SEC) != -1)
+	if (guardian_wait_threads(guardian, GUARDIAN_IDLE, SEC) != -1)
 		return;
 	nthr = proc_status(guardian, "Threads:");
 	nsend = proc_blocked(guardian, SYS_sendto);
 	t0 = now_ns();
-	for (n = 0; guardian_wait_threads(guardian, 1, SEC / 100) == -1 &&
-	    now_ns() - t0 < 20 * SEC; n++)
+	for (n = 0; guardian_wait_threads(guardian, GUARDIAN_IDLE,
+	    SEC / 100) == -1 && now_ns() - t0 < 20 * SEC; n++)
 		(void)op_pdfork();
 	if (!told)
 		out_printf("  note: 1 s after its children were reaped and "
@@ -228,10 +228,10 @@ held_make(enum kind k, size_t nheld, pid_t **pidp, int **fdp)
 		err(1, "calloc");
 	for (i = 0; i < nheld; i++)
 		(*pidp)[i] = spawn_paused(k, &(*fdp)[i]);
-	if (k == K_PD && guardian_wait_threads(guardian, 1 + (long)nheld,
-	    30 * SEC) == -1)
+	if (k == K_PD && guardian_wait_threads(guardian,
+	    GUARDIAN_IDLE + (long)nheld, 30 * SEC) == -1)
 		out_printf("  note: guardian has %ld threads, not %zu\n",
-		    proc_status(guardian, "Threads:"), nheld + 1);
+		    proc_status(guardian, "Threads:"), nheld + GUARDIAN_IDLE);
 }
 
 static void
@@ -634,7 +634,7 @@ warm_up(void)
 	if ((g = guardian_find(&how)) == -1)
 		errx(1, "cannot find the guardian process");
 	collect_all(K_PD, &pid, &fd, 1);
-	if (guardian_wait_threads(g, 1, 10 * SEC) == -1)
+	if (guardian_wait_threads(g, GUARDIAN_IDLE, 10 * SEC) == -1)
 		warnx("guardian busy after warm-up");
 	out_printf("Guardian of pid %d: pid %d, found through %s.\n",
 	    (int)getpid(), (int)g, how);

@@ -87,6 +87,8 @@ long	proc_nfds(pid_t);
 uint64_t proc_cpu_ns(pid_t, pid_t);
 long	proc_blocked(pid_t, long);
 long	mem_available_kb(void);
+/* The guardian's threads with nothing to guard: main and mailer. */
+#define	GUARDIAN_IDLE	2
 int64_t	guardian_wait_threads(pid_t, long, int64_t);
 int64_t	guardian_wait_blocked(pid_t, long, int64_t);
 void	sleep_ns(int64_t);

@@ -358,16 +358,17 @@ bench_scale(size_t n, int idle_s, int budget, pid_t g)
 
 	usage_read(&u0, g);
 	scale_make(&pd, K_PD, "pdfork", budget);
-	if (guardian_wait_threads(g, 1 + (long)pd.sc_n, 60 * SEC) == -1)
+	if (guardian_wait_threads(g, GUARDIAN_IDLE + (long)pd.sc_n,
+	    60 * SEC) == -1)
 		out_printf("  note: guardian has %ld threads, not %zu\n",
 		    proc_status(g, "Threads:"), pd.sc_n + 1);
 	usage_read(&u1, g);
 	scale_idle(g, idle_s, &idle_o, &idle_g);
 	pd.sc_gone = scale_close_pd(&pd);
 	t0 = now_ns();
-	tg = guardian_wait_threads(g, 1, 60 * SEC);
+	tg = guardian_wait_threads(g, GUARDIAN_IDLE, 60 * SEC);
 	scale_report(&pd, &fk, &u0, &u1, idle_o, idle_g, idle_s);
-	out_printf("  guardian down to 1 thread %.1f ms after the last "
+	out_printf("  guardian idle again %.1f ms after the last "
 	    "reap%s\n", (double)(tg == -1 ? now_ns() - t0 : tg) / 1e6,
 	    tg == -1 ? " (NOT reached within 60 s)" : "");
 	scale_plotdata(&pd, &fk);
