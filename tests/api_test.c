@@ -34,18 +34,6 @@
 
 #define	RF_PD	(RFPROC | RFPROCDESC)
 
-/* A page that is mapped nowhere, for EFAULT. */
-static void *
-unmapped(void)
-{
-	void *p;
-
-	p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ATF_REQUIRE(p != MAP_FAILED);
-	ATF_REQUIRE(munmap(p, 4096) == 0);
-	return (p);
-}
-
 /*
  * Make sure the child behind fd is gone: kill it if it runs, reap it
  * here if the library left it unreaped, close fd.
@@ -422,14 +410,14 @@ T_TC(pdrfork__efault, "pdrfork: EFAULT for an unwritable fdp, nothing "
 	pid_t pid;
 
 	errno = 0;
-	pid = pdrfork(unmapped(), 0, RF_PD);
+	pid = pdrfork(t_unmapped(), 0, RF_PD);
 	if (pid == 0)
 		_exit(0);
 	ATF_CHECK_MSG(pid == -1 && errno == EFAULT, "RFPROC: %d, %s",
 	    (int)pid, strerror(errno));
 	wait_no_children();
 	errno = 0;
-	pid = pdrfork(unmapped(), 0, (int)RFSPAWN);
+	pid = pdrfork(t_unmapped(), 0, (int)RFSPAWN);
 	if (pid == 0)
 		_exit(0);
 	ATF_CHECK_MSG(pid == -1 && errno == EFAULT, "RFSPAWN: %d, %s",

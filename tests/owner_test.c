@@ -693,57 +693,16 @@ T_TC(owner__fork_copy_ops, "pdgetpid/pdkill/pdwait in a fork copy")
 static int
 o_sendfd(int s, char c, int fd)
 {
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct msghdr mh;
-	struct iovec iov;
 
-	memset(&mh, 0, sizeof(mh));
-	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = &c;
-	iov.iov_len = 1;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (fd != -1) {
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = sizeof(cm.buf);
-		cm.hdr.cmsg_level = SOL_SOCKET;
-		cm.hdr.cmsg_type = SCM_RIGHTS;
-		cm.hdr.cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(&cm.hdr), &fd, sizeof(int));
-	}
-	return (sendmsg(s, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1);
+	return (t_sendfd(s, &c, 1, fd));
 }
 
 /* One byte and maybe a descriptor (*fdp, else -1); 0 at EOF. */
 static int
 o_recvfd(int s, char *cp, int *fdp)
 {
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct cmsghdr *c;
-	struct msghdr mh;
-	struct iovec iov;
-	ssize_t n;
 
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = cp;
-	iov.iov_len = 1;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof(cm.buf);
-	*fdp = -1;
-	if ((n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC)) <= 0)
-		return (0);
-	c = CMSG_FIRSTHDR(&mh);
-	if (c != NULL && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fdp, CMSG_DATA(c), sizeof(int));
-	return (1);
+	return (t_recvfd(s, cp, 1, fdp, MSG_CMSG_CLOEXEC) > 0 ? 1 : 0);
 }
 
 static pid_t

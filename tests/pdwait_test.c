@@ -38,18 +38,6 @@
 
 #define	ERRNO_MARK	12345	/* errno before a call that must keep it. */
 
-/* A page that is mapped nowhere, for EFAULT. */
-static void *
-unmapped(void)
-{
-	void *p;
-
-	p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ATF_REQUIRE(p != MAP_FAILED);
-	ATF_REQUIRE(munmap(p, 4096) == 0);
-	return (p);
-}
-
 /* An fd number that is not open. */
 static int
 closed_fd(void)
@@ -408,9 +396,9 @@ T_TC(pdgetpid__efault, "pdgetpid: EFAULT for an unmapped pidp")
 	int fd;
 
 	t_pdfork_exit(&fd, 0, 0);
-	ATF_CHECK_ERRNO(EFAULT, pdgetpid(fd, unmapped()) == -1);
+	ATF_CHECK_ERRNO(EFAULT, pdgetpid(fd, t_unmapped()) == -1);
 	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
-	ATF_CHECK_ERRNO(EFAULT, pdgetpid(fd, unmapped()) == -1);
+	ATF_CHECK_ERRNO(EFAULT, pdgetpid(fd, t_unmapped()) == -1);
 	ATF_REQUIRE(close(fd) == 0);
 }
 
@@ -916,13 +904,13 @@ T_TC(pdwait__efault, "pdwait: EFAULT for unmapped status, wrusage, info")
 	t_pdfork_exit(&fd, 0, 4);
 	reaped(fd);
 	ATF_CHECK_ERRNO(EFAULT,
-	    pdwait(fd, unmapped(), WEXITED, NULL, NULL) == -1);
+	    pdwait(fd, t_unmapped(), WEXITED, NULL, NULL) == -1);
 	ATF_CHECK_ERRNO(EFAULT,
-	    pdwait(fd, NULL, WEXITED, unmapped(), NULL) == -1);
+	    pdwait(fd, NULL, WEXITED, t_unmapped(), NULL) == -1);
 	ATF_CHECK_ERRNO(EFAULT,
-	    pdwait(fd, NULL, WEXITED, NULL, unmapped()) == -1);
+	    pdwait(fd, NULL, WEXITED, NULL, t_unmapped()) == -1);
 	ATF_CHECK_ERRNO(EFAULT,
-	    pdwait(fd, &status, WEXITED | WNOHANG, NULL, unmapped()) == -1);
+	    pdwait(fd, &status, WEXITED | WNOHANG, NULL, t_unmapped()) == -1);
 	/* Nothing was consumed. */
 	status = -1;
 	ATF_CHECK_EQ(pdwait(fd, &status, WEXITED, NULL, NULL), 0);

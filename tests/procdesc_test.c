@@ -25,18 +25,6 @@
 
 #include "testutil.h"
 
-/* A page that is mapped nowhere, for EFAULT. */
-static void *
-unmapped(void)
-{
-	void *p;
-
-	p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ATF_REQUIRE(p != MAP_FAILED);
-	ATF_REQUIRE(munmap(p, 4096) == 0);
-	return (p);
-}
-
 /* pdfork returns the child's pid and a new descriptor that names it. */
 T_TC(pdfork__basic, "pdfork creates a child and a descriptor")
 {
@@ -184,7 +172,7 @@ T_TC(pdfork__exec_status, "an exec'd child's status comes through pdwait")
 T_TC(pdfork__efault, "unwritable fdp: EFAULT, the child is killed")
 {
 
-	ATF_REQUIRE_ERRNO(EFAULT, pdfork(unmapped(), 0) == -1);
+	ATF_REQUIRE_ERRNO(EFAULT, pdfork(t_unmapped(), 0) == -1);
 	/* The child's only descriptor was closed: it dies and is reaped. */
 	while (t_nchildren() != 0)
 		(void)poll(NULL, 0, 1);

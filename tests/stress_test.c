@@ -172,60 +172,21 @@ s_nlive(void)
 static int
 s_send(int s, char op, int fd)
 {
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(sizeof(int))];
-	} cm;
 	struct s_msg m;
-	struct msghdr mh;
-	struct iovec iov;
 
 	memset(&m, 0, sizeof(m));
 	m.op = op;
 	m.fd = fd;
-	memset(&mh, 0, sizeof(mh));
-	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = &m;
-	iov.iov_len = sizeof(m);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (op == 'r') {
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = sizeof(cm.buf);
-		cm.hdr.cmsg_level = SOL_SOCKET;
-		cm.hdr.cmsg_type = SCM_RIGHTS;
-		cm.hdr.cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(&cm.hdr), &fd, sizeof(int));
-	}
-	return (sendmsg(s, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -1);
+	return (t_sendfd(s, &m, sizeof(m), op == 'r' ? fd : -1));
 }
 
 /* Receive a message; *fdp the descriptor attached, else -1. */
 static int
 s_recv(int s, struct s_msg *m, int *fdp)
 {
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct cmsghdr *c;
-	struct msghdr mh;
-	struct iovec iov;
 
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = m;
-	iov.iov_len = sizeof(*m);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof(cm.buf);
-	*fdp = -1;
-	if (recvmsg(s, &mh, MSG_WAITALL) != (ssize_t)sizeof(*m))
-		return (-1);
-	c = CMSG_FIRSTHDR(&mh);
-	if (c != NULL && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fdp, CMSG_DATA(c), sizeof(int));
-	return (0);
+	return (t_recvfd(s, m, sizeof(*m), fdp, MSG_WAITALL) ==
+	    (ssize_t)sizeof(*m) ? 0 : -1);
 }
 
 /*

@@ -7,6 +7,8 @@
 /* Test helpers: leak check, children to play with, death detection. */
 
 #include <sys/procdesc.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -14,6 +16,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,4 +230,76 @@ t_expect_death(int watchfd)
 	ATF_REQUIRE(t_dead_within(watchfd, T_LONG_MS));
 	ATF_REQUIRE(t_hup_within(watchfd, T_LONG_MS));
 	ATF_REQUIRE(close(watchfd) == 0);
+}
+
+/* A page that is mapped nowhere, for EFAULT. */
+void *
+t_unmapped(void)
+{
+	void *p;
+
+	p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ATF_REQUIRE(p != MAP_FAILED);
+	ATF_REQUIRE(munmap(p, 4096) == 0);
+	return (p);
+}
+
+/* Send len bytes, with fd attached (SCM_RIGHTS) unless it is -1. */
+int
+t_sendfd(int s, const void *buf, size_t len, int fd)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct msghdr mh;
+	struct iovec iov;
+
+	memset(&mh, 0, sizeof(mh));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = (void *)(uintptr_t)buf;
+	iov.iov_len = len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (fd != -1) {
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		cm.hdr.cmsg_level = SOL_SOCKET;
+		cm.hdr.cmsg_type = SCM_RIGHTS;
+		cm.hdr.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&cm.hdr), &fd, sizeof(int));
+	}
+	return (sendmsg(s, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1);
+}
+
+/*
+ * Receive up to len bytes (recvmsg flags: MSG_WAITALL, MSG_CMSG_CLOEXEC)
+ * and the descriptor that came with them, in *fdp (else -1).
+ */
+ssize_t
+t_recvfd(int s, void *buf, size_t len, int *fdp, int flags)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct cmsghdr *c;
+	struct msghdr mh;
+	struct iovec iov;
+	ssize_t n;
+
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	*fdp = -1;
+	if ((n = recvmsg(s, &mh, flags)) <= 0)
+		return (n);
+	c = CMSG_FIRSTHDR(&mh);
+	if (c != NULL && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fdp, CMSG_DATA(c), sizeof(int));
+	return (n);
 }

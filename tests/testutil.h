@@ -36,6 +36,9 @@ bool	t_dead_within(int watchfd, int ms);
 bool	t_alive(int watchfd);
 void	t_kill_wait(int watchfd);
 void	t_expect_death(int watchfd);
+void	*t_unmapped(void);
+int	t_sendfd(int s, const void *buf, size_t len, int fd);
+ssize_t	t_recvfd(int s, void *buf, size_t len, int *fdp, int flags);
 int	t_nchildren(void);
 bool	t_hup_within(int fd, int ms);
 
