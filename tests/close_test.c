@@ -302,34 +302,6 @@ T_TC(close__threads, "concurrent pdfork/close from 4 threads")
 	}
 }
 
-/* The library's socket to its guardian, found among our fds. */
-static int
-t_guardian_sock(void)
-{
-	char path[300], link[64];
-	struct dirent *de;
-	int fd, found, type;
-	socklen_t len;
-	DIR *d;
-
-	found = -1;
-	ATF_REQUIRE((d = opendir("/proc/self/fd")) != NULL);
-	while ((de = readdir(d)) != NULL) {
-		fd = atoi(de->d_name);
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
-		memset(link, 0, sizeof(link));
-		if (readlink(path, link, sizeof(link) - 1) <= 0 ||
-		    strncmp(link, "socket:", 7) != 0)
-			continue;
-		len = sizeof(type);
-		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
-		    type == SOCK_SEQPACKET)
-			found = fd;
-	}
-	closedir(d);
-	return (found);
-}
-
 /*
  * The application closing the library's own descriptor (closefrom(3))
  * breaks nothing: children guarded before still die on close, new ones

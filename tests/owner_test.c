@@ -68,35 +68,6 @@ o_pdfork_clean(int *fdp, int flags)
 	return (pid);
 }
 
-/* The library's SEQPACKET socket to its guardian, or -1. */
-static int
-o_lib_sock(void)
-{
-	char path[300], link[64];
-	struct dirent *de;
-	int fd, found, type;
-	socklen_t len;
-	DIR *d;
-
-	found = -1;
-	if ((d = opendir("/proc/self/fd")) == NULL)
-		return (-1);
-	while ((de = readdir(d)) != NULL) {
-		fd = atoi(de->d_name);
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
-		memset(link, 0, sizeof(link));
-		if (readlink(path, link, sizeof(link) - 1) <= 0 ||
-		    strncmp(link, "socket:", 7) != 0)
-			continue;
-		len = sizeof(type);
-		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
-		    type == SOCK_SEQPACKET)
-			found = fd;
-	}
-	closedir(d);
-	return (found);
-}
-
 /*
  * The inode of the peer of unix socket ino (sock_diag, as ss -x does).
  * SO_PEERCRED cannot tell: a socketpair's peer credentials are those of
@@ -190,7 +161,7 @@ o_guardian_pid(void)
 	ino_t peer;
 	int s;
 
-	if ((s = o_lib_sock()) == -1 || fstat(s, &st) == -1 ||
+	if ((s = t_guardian_sock()) == -1 || fstat(s, &st) == -1 ||
 	    (peer = o_peer_ino(st.st_ino)) == 0)
 		return (-1);
 	return (o_sock_holder(peer));

@@ -303,3 +303,32 @@ t_recvfd(int s, void *buf, size_t len, int *fdp, int flags)
 		memcpy(fdp, CMSG_DATA(c), sizeof(int));
 	return (n);
 }
+
+/* The library's SEQPACKET socket to its guardian, or -1. */
+int
+t_guardian_sock(void)
+{
+	char path[300], link[64];
+	struct dirent *de;
+	int fd, found, type;
+	socklen_t len;
+	DIR *d;
+
+	found = -1;
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL) {
+		fd = atoi(de->d_name);
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		memset(link, 0, sizeof(link));
+		if (readlink(path, link, sizeof(link) - 1) <= 0 ||
+		    strncmp(link, "socket:", 7) != 0)
+			continue;
+		len = sizeof(type);
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
+		    type == SOCK_SEQPACKET)
+			found = fd;
+	}
+	closedir(d);
+	return (found);
+}

@@ -39,16 +39,21 @@ void	t_expect_death(int watchfd);
 void	*t_unmapped(void);
 int	t_sendfd(int s, const void *buf, size_t len, int fd);
 ssize_t	t_recvfd(int s, void *buf, size_t len, int *fdp, int flags);
+int	t_guardian_sock(void);
 int	t_nchildren(void);
 bool	t_hup_within(int fd, int ms);
 
-/* A test case with the leak check around its body. */
-#define	T_TC(name, descr)						\
+/*
+ * A test case with the leak check around its body; head_md sets more
+ * metadata after "descr".
+ */
+#define	T_TC_MD(name, descr, head_md)					\
 	static void name##_body(const atf_tc_t *);			\
 	ATF_TC(name);							\
 	ATF_TC_HEAD(name, tc)						\
 	{								\
 		atf_tc_set_md_var(tc, "descr", descr);			\
+		head_md;						\
 	}								\
 	ATF_TC_BODY(name, tc)						\
 	{								\
@@ -61,24 +66,11 @@ bool	t_hup_within(int fd, int ms);
 	}								\
 	static void name##_body(const atf_tc_t *tc __attribute__((unused)))
 
+#define	T_TC(name, descr)	T_TC_MD(name, descr, (void)0)
+
 /* As T_TC, for a case that kyua runs as unprivileged_user. */
 #define	T_TC_UNPRIV(name, descr)					\
-	static void name##_body(const atf_tc_t *);			\
-	ATF_TC(name);							\
-	ATF_TC_HEAD(name, tc)						\
-	{								\
-		atf_tc_set_md_var(tc, "descr", descr);			\
-		atf_tc_set_md_var(tc, "require.user", "unprivileged");	\
-	}								\
-	ATF_TC_BODY(name, tc)						\
-	{								\
-		struct t_leak l;					\
-									\
-		t_init();						\
-		t_leak_begin(&l);					\
-		name##_body(tc);					\
-		t_leak_end(&l);						\
-	}								\
-	static void name##_body(const atf_tc_t *tc __attribute__((unused)))
+	T_TC_MD(name, descr,						\
+	    atf_tc_set_md_var(tc, "require.user", "unprivileged"))
 
 #endif /* !_TESTUTIL_H_ */
