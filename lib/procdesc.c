@@ -306,12 +306,7 @@ pd_wait_reap(int fd, struct procdesc *pd)
 	struct pollfd pfd;
 	siginfo_t si;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += 100 * 1000 * 1000;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	procdesc_watchdog_deadline(&ts);
 	if (pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx, &ts) == 0)
 		return (0);
 	pfd.fd = fd;

@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #define	PROCDESC_HIDDEN	__attribute__((visibility("hidden")))
 
@@ -77,6 +78,7 @@ void	procdesc_registry_child(void) PROCDESC_HIDDEN;
 /* watchdog.c: the reaping thread, started on first use. */
 int	procdesc_watchdog_start(void) PROCDESC_HIDDEN;
 void	procdesc_watchdog_kick(void) PROCDESC_HIDDEN;
+void	procdesc_watchdog_deadline(struct timespec *ts) PROCDESC_HIDDEN;
 void	procdesc_watchdog_child(void) PROCDESC_HIDDEN;
 
 /* helper.c: the guardian process that kills on last close. */

@@ -37,6 +37,22 @@ static bool wd_running;			/* (l) The thread exists. */
 static unsigned long wd_gen;		/* (l) Bumped by every kick. */
 
 /*
+ * The deadline, for pthread_cond_timedwait on procdesc_cv, of a wait for
+ * something that may never kick us: 100 ms from now.
+ */
+void
+procdesc_watchdog_deadline(struct timespec *ts)
+{
+
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_nsec += 100 * 1000 * 1000;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+/*
  * A zombie that is not in the registry: one of ours not yet registered
  * (procdesc_new() kicks us when it is) or the application's, which it
  * will reap.  Wait for a kick, at most 100 ms, then look again.
@@ -46,12 +62,7 @@ wd_wait_kick(unsigned long gen)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += 100 * 1000 * 1000;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	procdesc_watchdog_deadline(&ts);
 	while (wd_gen == gen)
 		if (pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx,
 		    &ts) == ETIMEDOUT)
