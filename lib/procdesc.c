@@ -253,6 +253,26 @@ pd_status_si(int status, pid_t pid, siginfo_t *si)
 }
 
 /*
+ * The exit status the kernel keeps for any holder of the pidfd (Linux
+ * 6.15, PIDFD_INFO_EXIT), as a siginfo: 0, EAGAIN before the reap,
+ * ECHILD where the kernel has no such thing.
+ */
+static int
+pd_exit_info(int fd, pid_t pid, siginfo_t *si)
+{
+	struct pidfd_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.mask = PIDFD_INFO_EXIT;
+	if (ioctl(fd, PIDFD_GET_INFO, &info) == -1 && errno != ESRCH)
+		return (ECHILD);
+	if ((info.mask & PIDFD_INFO_EXIT) == 0)
+		return (EAGAIN);
+	pd_status_si(info.exit_code, pid, si);
+	return (0);
+}
+
+/*
  * pdwait in a process that is not the parent (a fork copy, a receiver of
  * SCM_RIGHTS, pdopenpid): the kernel keeps the exit status for any holder
  * since Linux 6.15 (PIDFD_INFO_EXIT); it has no rusage to give.  Between
@@ -263,20 +283,14 @@ static int
 pd_wait_other(int fd, pid_t pid, int options, siginfo_t *si)
 {
 	struct timespec ms = { 0, 1000 * 1000 };
-	struct pidfd_info info;
 	struct pollfd pfd;
+	int error;
 
 	if ((options & WEXITED) == 0)
 		return ((options & WNOHANG) != 0 ? EAGAIN : ECHILD);
 	for (;;) {
-		memset(&info, 0, sizeof(info));
-		info.mask = PIDFD_INFO_EXIT;
-		if (ioctl(fd, PIDFD_GET_INFO, &info) == -1 && errno != ESRCH)
-			return (ECHILD);
-		if ((info.mask & PIDFD_INFO_EXIT) != 0) {
-			pd_status_si(info.exit_code, pid, si);
-			return (0);
-		}
+		if ((error = pd_exit_info(fd, pid, si)) != EAGAIN)
+			return (error);
 		if ((options & WNOHANG) != 0)
 			return (EAGAIN);
 		pfd.fd = fd;
@@ -300,7 +314,6 @@ pd_wait_other(int fd, pid_t pid, int options, siginfo_t *si)
 static int
 pd_wait_reap(int fd, struct procdesc *pd)
 {
-	struct pidfd_info info;
 	struct timespec ts;
 	struct rusage ru;
 	struct pollfd pfd;
@@ -313,12 +326,8 @@ pd_wait_reap(int fd, struct procdesc *pd)
 	pfd.events = 0;
 	if (poll(&pfd, 1, 0) != 1 || (pfd.revents & POLLHUP) == 0)
 		return (0);
-	memset(&info, 0, sizeof(info));
-	info.mask = PIDFD_INFO_EXIT;
-	if (ioctl(fd, PIDFD_GET_INFO, &info) == -1 ||
-	    (info.mask & PIDFD_INFO_EXIT) == 0)
-		info.exit_code = 0;
-	pd_status_si(info.exit_code, pd->pd_pid, &si);
+	if (pd_exit_info(fd, pd->pd_pid, &si) != 0)
+		pd_status_si(0, pd->pd_pid, &si);	/* Before Linux 6.15. */
 	memset(&ru, 0, sizeof(ru));
 	procdesc_exit(pd, &si, &ru);
 	return (1);
