@@ -3,6 +3,7 @@
 #   make               the libraries and the guardian
 #   make demo          build and run examples/demo
 #   make check         build everything and run the Kyua suite
+#   make check-kernels the suite on Debian's 6.1 and 6.12 under QEMU too
 #   make bench         benchmarks
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address|thread  build with a sanitizer
@@ -34,7 +35,7 @@ endif
 
 O=		obj
 LIB_SRCS=	lib/procdesc.c lib/registry.c lib/watchdog.c lib/helper.c \
-		lib/fork.c
+		lib/fork.c lib/kernel.c
 LIB_OBJS=	$(LIB_SRCS:lib/%.c=$(O)/pic/%.o)
 LIB_AOBJS=	$(LIB_SRCS:lib/%.c=$(O)/static/%.o)
 SONAME=		libprocdesc.so.$(SOVERSION)
@@ -95,6 +96,11 @@ tests/%_test: tests/%_test.c tests/testutil.c tests/testutil.h $(SHLIB) \
 	    $(TEST_CFLAGS) -o $@ $< tests/testutil.c -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
 
+# Run by api_test under seccomp: not a test program of its own.
+tests/nokernel_helper: tests/nokernel_helper.c $(SHLIB) $(O)/libprocdesc.so
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
+	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
+
 tests/capsicum_test: tests/capsicum_test.c compat/include/sys/capsicum.h \
     compat/include/capsicum_helpers.h
 	$(CC) -D_GNU_SOURCE $(ALL_CFLAGS) -Icompat/include $(TEST_CFLAGS) \
@@ -104,7 +110,15 @@ tests/%_test: tests/%_test.sh
 	cp $< $@
 	chmod +x $@
 
-tests: $(TEST_PROGS)
+tests: $(TEST_PROGS) tests/nokernel_helper
+
+# The kernel matrix (tests/kernels/run): its feature probe, and the run.
+tests/kernels/probe: tests/kernels/probe.c compat/syscall.h \
+    compat/linux_pidfd.h
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $<
+
+check-kernels:
+	@bash tests/kernels/run
 
 # Lint the man pages (run by make check).
 lint-man:
@@ -159,7 +173,7 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man7/libprocdesc.7
 
 clean: clean-extra
-	rm -rf $(O) $(TEST_PROGS) examples/demo libprocdesc.pc tests/results
+	rm -rf $(O) $(TEST_PROGS) tests/nokernel_helper tests/kernels/probe examples/demo libprocdesc.pc tests/results
 
 # Fragments owned by bench/ and examples/ (targets bench, examples,
 # clean-extra additions).
@@ -167,5 +181,5 @@ clean: clean-extra
 -include examples/examples.mk
 clean-extra::
 
-.PHONY: all tests demo check install uninstall clean clean-extra \
+.PHONY: all tests demo check check-kernels install uninstall clean clean-extra \
 	deps-build deps-check lint-man

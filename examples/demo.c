@@ -47,9 +47,13 @@ main(void)
 		_exit(42);
 	printf("pdfork: child %d, descriptor %d\n", (int)pid, fd);
 
-	/* As on FreeBSD: POLLHUP once the child has exited (and been reaped). */
+	/*
+	 * The exit wakes a poll for POLLIN on every kernel (POLLHUP too once
+	 * reaped, from Linux 6.9; FreeBSD reports POLLHUP alone, which poll
+	 * always returns), and pdwait then gives the status.
+	 */
 	pfd.fd = fd;
-	pfd.events = POLLHUP;
+	pfd.events = POLLIN;
 	if (poll(&pfd, 1, -1) == -1)
 		err(1, "poll");
 	printf("poll: revents%s%s\n", (pfd.revents & POLLHUP) ? " POLLHUP" : "",

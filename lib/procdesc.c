@@ -70,7 +70,8 @@ pd_fork(int *fdp, int pdflags, pid_t *pidp)
 
 	if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
 		return (EINVAL);
-	if ((error = procdesc_watchdog_start()) != 0 ||
+	if ((error = procdesc_kernel_ok()) != 0 ||
+	    (error = procdesc_watchdog_start()) != 0 ||
 	    (error = procdesc_helper_start()) != 0)
 		return (error);
 	if ((resv = eventfd(0, EFD_CLOEXEC)) == -1)
@@ -307,27 +308,27 @@ pd_wait_other(int fd, pid_t pid, int options, siginfo_t *si)
  * Wait for the watchdog to reap pd (a kick), 100 ms at a time; procdesc_mtx
  * held.  Somebody else may have reaped it: the application's
  * waitpid(-1, __WALL), or the kernel where SIGCHLD is ignored and the child
- * exec'd (exec makes the exit signal SIGCHLD).  Then the descriptor reports
- * POLLHUP while the entry still says running: file what the kernel kept
- * (PIDFD_INFO_EXIT, no rusage) and return 1.
+ * exec'd (exec makes the exit signal SIGCHLD).  Then the kernel no longer
+ * knows the pid (fdinfo "Pid: -1") while the entry still says running:
+ * file what the kernel kept (PIDFD_INFO_EXIT, Linux 6.15, no rusage), or
+ * that the status is lost (si_signo 0, pdwait gives ECHILD as waitpid
+ * would), and return 1.
  */
 static int
 pd_wait_reap(int fd, struct procdesc *pd)
 {
 	struct timespec ts;
 	struct rusage ru;
-	struct pollfd pfd;
 	siginfo_t si;
+	pid_t pid;
 
 	procdesc_watchdog_deadline(&ts);
 	if (pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx, &ts) == 0)
 		return (0);
-	pfd.fd = fd;
-	pfd.events = 0;
-	if (poll(&pfd, 1, 0) != 1 || (pfd.revents & POLLHUP) == 0)
+	if (procdesc_kernel_pid(fd, &pid) != ESRCH)
 		return (0);
 	if (pd_exit_info(fd, pd->pd_pid, &si) != 0)
-		pd_status_si(0, pd->pd_pid, &si);	/* Before Linux 6.15. */
+		memset(&si, 0, sizeof(si));
 	memset(&ru, 0, sizeof(ru));
 	procdesc_exit(pd, &si, &ru);
 	return (1);
@@ -407,7 +408,7 @@ pd_wait_event(int fd, uint64_t key, int options, siginfo_t *si,
 			if ((options & WEXITED) == 0)
 				return ((options & WNOHANG) != 0 ?
 				    EAGAIN : ECHILD);
-			return (0);
+			return (si->si_signo != 0 ? 0 : ECHILD);
 		}
 		if (pd == NULL || !procdesc_mine(pd)) {
 			pid = (pd != NULL) ? pd->pd_pid : 0;
@@ -485,7 +486,8 @@ pd_openpid(pid_t pid, int pdflags, int *fdp)
 		return (EINVAL);
 	if (pid <= 0)
 		return (ESRCH);
-	if ((error = procdesc_watchdog_start()) != 0)
+	if ((error = procdesc_kernel_ok()) != 0 ||
+	    (error = procdesc_watchdog_start()) != 0)
 		return (error);
 	if ((fd = sys_pidfd_open(pid, 0)) == -1)
 		return (errno == EINVAL ? ESRCH : errno);

@@ -30,6 +30,10 @@
 
 #define	PROCDESC_HIDDEN	__attribute__((visibility("hidden")))
 
+/* Keys of descriptors before pidfs (registry.c, procdesc_ident()). */
+#define	PD_KEY_LOCK	(1ULL << 63)	/* | offset of the close-kill lock. */
+#define	PD_KEY_FOREIGN	(1ULL << 62)	/* A pidfd not made by us. */
+
 /* States of a child. */
 #define	PDS_RUNNING	0	/* Not yet reaped. */
 #define	PDS_REAPED	1	/* Reaped; pd_status and pd_ru are valid. */
@@ -74,6 +78,9 @@ int	procdesc_copyout(void *uaddr, const void *kaddr, size_t len)
 	    PROCDESC_HIDDEN;
 int	procdesc_wstatus(const siginfo_t *si) PROCDESC_HIDDEN;
 void	procdesc_registry_child(void) PROCDESC_HIDDEN;
+
+/* kernel.c: what the kernel must have. */
+int	procdesc_kernel_ok(void) PROCDESC_HIDDEN;
 
 /* watchdog.c: the reaping thread, started on first use. */
 int	procdesc_watchdog_start(void) PROCDESC_HIDDEN;

@@ -185,6 +185,41 @@ pd_unlink(struct procdesc *pd)
 }
 
 /*
+ * What /proc/self/fdinfo says of a pidfd: the pid (-1 once reaped) and the
+ * start of the OFD lock this open file description holds (-1 if none).
+ * The kernel lists there only the locks of the description itself
+ * (show_fd_locks(), Linux 4.1), so the close-kill lock names the
+ * description, whatever fd and process it is seen from.
+ */
+static int
+pd_fdinfo(int fd, pid_t *pidp, off_t *lockp)
+{
+	char path[64], line[256], *end, *start;
+	FILE *fp;
+	int pid;
+
+	*pidp = -1;
+	*lockp = -1;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (ESRCH);
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		if (sscanf(line, "Pid: %d", &pid) == 1)
+			*pidp = pid;
+		/* "lock:\t1: OFDLCK ADVISORY WRITE -1 dev:ino START END" */
+		if (strncmp(line, "lock:", 5) != 0 ||
+		    strstr(line, "OFDLCK") == NULL || *lockp != -1 ||
+		    (end = strrchr(line, ' ')) == NULL)
+			continue;
+		*end = '\0';
+		if ((start = strrchr(line, ' ')) != NULL)
+			*lockp = (off_t)strtoll(start + 1, NULL, 10);
+	}
+	fclose(fp);
+	return (0);
+}
+
+/*
  * Pid of a live process from its pidfd, for copies the registry does not
  * know: PIDFD_GET_INFO (Linux 6.13), else the fdinfo "Pid:" line.  ESRCH
  * once the process is reaped.
@@ -193,9 +228,8 @@ int
 procdesc_kernel_pid(int fd, pid_t *pidp)
 {
 	struct pidfd_info info;
-	char path[64], line[128];
-	FILE *fp;
-	int pid;
+	off_t off;
+	pid_t pid;
 
 	memset(&info, 0, sizeof(info));
 	info.mask = PIDFD_INFO_PID;
@@ -203,28 +237,43 @@ procdesc_kernel_pid(int fd, pid_t *pidp)
 		*pidp = (pid_t)info.pid;
 		return (0);
 	}
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if ((fp = fopen(path, "re")) == NULL)
-		return (ESRCH);
-	pid = -1;
-	while (fgets(line, sizeof(line), fp) != NULL)
-		if (sscanf(line, "Pid: %d", &pid) == 1)
-			break;
-	fclose(fp);
-	if (pid <= 0)
+	if (pd_fdinfo(fd, &pid, &off) != 0 || pid <= 0)
 		return (ESRCH);
 	*pidp = pid;
 	return (0);
 }
 
+/* Before pidfs: the key of our unreaped child pid, else PD_KEY_FOREIGN. */
+static uint64_t
+pd_key_of_pid(pid_t pid)
+{
+	struct procdesc *pd;
+	uint64_t key;
+
+	key = PD_KEY_FOREIGN;
+	pthread_mutex_lock(&procdesc_mtx);
+	for (pd = (pd_nbuckets != 0 && pid > 0) ? *pd_pbucket(pid) : NULL;
+	    pd != NULL; pd = pd->pd_pnext)
+		if (pd->pd_pid == pid && pd->pd_state == PDS_RUNNING)
+			key = pd->pd_key;
+	pthread_mutex_unlock(&procdesc_mtx);
+	return (key);
+}
+
 /*
  * Identify fd as a process descriptor: 0 and its key, EBADF for a closed
- * fd, EINVAL for an open fd that is not a pidfd.
+ * fd, EINVAL for an open fd that is not a pidfd, ENOSYS for a kernel
+ * without process descriptors.
  *
  * With pidfs (Linux 6.9) every pidfd of a process shares one inode, unique
- * for the boot, which is the key.  Before it all pidfds share one anonymous
- * inode and the key is the pid, valid only while the process is unreaped.
- * XXX: #8, the pre-pidfs path cannot identify a reaped child's copies.
+ * for the boot, which is the key.  Before it all pidfds share one
+ * anonymous inode, and the key is the offset of the close-kill lock that
+ * the description holds (PD_KEY_LOCK): unique among live descriptions,
+ * since they all lock the same inode, and still there after the reap.  A
+ * pidfd that holds no such lock was not made by this library: while its
+ * process is an unreaped child of ours it gets that child's key (as with
+ * pidfs), else a key that matches no entry (PD_KEY_FOREIGN).  After the
+ * reap nothing in the kernel ties it to the child any more.
  */
 int
 procdesc_ident(int fd, uint64_t *keyp)
@@ -234,7 +283,11 @@ procdesc_ident(int fd, uint64_t *keyp)
 	char path[32], link[32];
 	ssize_t n;
 	pid_t pid;
+	off_t off;
+	int error;
 
+	if ((error = procdesc_kernel_ok()) != 0)
+		return (error);
 	if (fstat(fd, &st) == -1)
 		return (EBADF);
 	if (fstatfs(fd, &sfs) == -1)
@@ -248,9 +301,9 @@ procdesc_ident(int fd, uint64_t *keyp)
 	if (n < 0 || (size_t)n != strlen("anon_inode:[pidfd]") ||
 	    memcmp(link, "anon_inode:[pidfd]", (size_t)n) != 0)
 		return (EINVAL);
-	if (procdesc_kernel_pid(fd, &pid) != 0)
+	if (pd_fdinfo(fd, &pid, &off) != 0)
 		return (EINVAL);
-	*keyp = (1ULL << 63) | (uint64_t)pid;
+	*keyp = (off >= 0) ? PD_KEY_LOCK | (uint64_t)off : pd_key_of_pid(pid);
 	return (0);
 }
 
@@ -303,10 +356,11 @@ procdesc_new(pid_t pid, int pidfd, int flags, bool parent)
 	int error;
 
 	off = 0;
-	if ((error = procdesc_ident(pidfd, &key)) != 0)
+	if ((error = pd_lock(pidfd, pid, &off)) != 0 ||
+	    (error = procdesc_ident(pidfd, &key)) != 0)
 		return (error);
-	if ((error = pd_lock(pidfd, pid, &off)) != 0)
-		return (error);
+	if (key == PD_KEY_FOREIGN)
+		return (EOPNOTSUPP);	/* /proc hides our own lock. */
 	if ((pd = calloc(1, sizeof(*pd))) == NULL)
 		return (ENOMEM);
 	pd->pd_key = key;

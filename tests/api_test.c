@@ -12,9 +12,14 @@
 
 #include <sys/procdesc.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <atf-c.h>
 #include <dirent.h>
@@ -25,6 +30,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +49,10 @@ dispose(int fd)
 {
 	siginfo_t si;
 
-	if (!t_hup_within(fd, 0)) {
+	if (!t_reaped_within(fd, 0)) {
 		(void)pdkill(fd, SIGKILL);
 		(void)t_dead_within(fd, T_LONG_MS);
-		if (!t_hup_within(fd, 1000))
+		if (!t_reaped_within(fd, 1000))
 			(void)waitid(P_PIDFD, (id_t)fd, &si, WEXITED | __WALL);
 	}
 	(void)close(fd);
@@ -61,7 +67,7 @@ bounded_wait(int fd)
 {
 	int status;
 
-	if (!t_hup_within(fd, T_LONG_MS)) {
+	if (!t_reaped_within(fd, T_LONG_MS)) {
 		dispose(fd);
 		atf_tc_fail("child not reaped by the library within %d ms",
 		    T_LONG_MS);
@@ -116,7 +122,7 @@ wait_no_children(void)
 			fd = (int)syscall(SYS_pidfd_open, atoi(de->d_name), 0);
 			if (fd == -1)
 				continue;
-			ATF_CHECK_MSG(t_hup_within(fd, T_LONG_MS),
+			ATF_CHECK_MSG(t_reaped_within(fd, T_LONG_MS),
 			    "child %s not reaped", de->d_name);
 			ATF_REQUIRE(close(fd) == 0);
 		}
@@ -454,6 +460,70 @@ plain_reap(pid_t pid, int watch)
 }
 
 /*
+ * Run tests/nokernel_helper (every call must fail with ENOSYS) on a kernel
+ * made to look older by seccomp: waitid(P_PIDFD) fails with EINVAL as
+ * before Linux 5.4, and without has_clone3 clone3 fails with ENOSYS as
+ * before 5.3.
+ */
+static void
+old_kernel(const atf_tc_t *tc, bool has_clone3)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, has_clone3 ? SECCOMP_RET_ALLOW :
+		    SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_waitid, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, P_PIDFD, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	char path[PATH_MAX];
+	pid_t pid;
+	int status;
+
+	snprintf(path, sizeof(path), "%s/nokernel_helper",
+	    atf_tc_get_config_var(tc, "srcdir"));
+	pid = fork();
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
+			_exit(126);
+		execl(path, "nokernel_helper", (char *)NULL);
+		_exit(127);
+	}
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_REQUIRE_MSG(WIFEXITED(status) && WEXITSTATUS(status) < 126,
+	    "%s did not run: status %#x", path, status);
+	ATF_CHECK_MSG(WEXITSTATUS(status) == 0,
+	    "%d calls did not fail with ENOSYS (see stdout)",
+	    WEXITSTATUS(status));
+}
+
+T_TC(kernel__enosys_without_clone3, "a kernel without clone3 (< 5.3): "
+    "every call fails with ENOSYS")
+{
+
+	old_kernel(tc, false);
+}
+
+T_TC(kernel__enosys_without_waitid_pidfd, "a kernel without "
+    "waitid(P_PIDFD) (5.3): every call fails with ENOSYS")
+{
+
+	old_kernel(tc, true);
+}
+
+/*
  * pdopenpid gives a descriptor for an existing process: pdgetpid matches,
  * pdkill signals it, poll reports its exit.
  */
@@ -724,6 +794,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdrfork__einval_rfflags);
 	ATF_TP_ADD_TC(tp, pdrfork__einval_pdflags);
 	ATF_TP_ADD_TC(tp, pdrfork__efault);
+	ATF_TP_ADD_TC(tp, kernel__enosys_without_clone3);
+	ATF_TP_ADD_TC(tp, kernel__enosys_without_waitid_pidfd);
 	ATF_TP_ADD_TC(tp, pdopenpid__basic);
 	ATF_TP_ADD_TC(tp, pdopenpid__esrch);
 	ATF_TP_ADD_TC(tp, pdopenpid__einval);

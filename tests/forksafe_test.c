@@ -47,7 +47,7 @@ bounded_wait(int fd, const char *what)
 	bool exited;
 	int status;
 
-	if (!t_hup_within(fd, T_LONG_MS)) {
+	if (!t_reaped_within(fd, T_LONG_MS)) {
 		/* An unreaped zombie, or still running (hung)? */
 		memset(&si, 0, sizeof(si));
 		exited = (waitid(P_PIDFD, (id_t)fd, &si, WEXITED | WNOWAIT |
@@ -56,7 +56,7 @@ bounded_wait(int fd, const char *what)
 			(void)pdkill(fd, SIGKILL);
 			exited = t_dead_within(fd, T_LONG_MS);
 		}
-		if (!t_hup_within(fd, 1000)) {
+		if (!t_reaped_within(fd, 1000)) {
 			/* Not reaped by the library: do it ourselves. */
 			(void)waitid(P_PIDFD, (id_t)fd, &si, WEXITED | __WALL);
 		}

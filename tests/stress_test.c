@@ -526,7 +526,7 @@ s_barrier(void)
 	}
 	w = t_watch(pid);
 	ATF_REQUIRE(close(fd) == 0);
-	if (!t_dead_within(w, T_LONG_MS) || !t_hup_within(w, T_LONG_MS))
+	if (!t_dead_within(w, T_LONG_MS) || !t_reaped_within(w, T_LONG_MS))
 		s_fail("sentinel survived its close", -1);
 	ATF_REQUIRE(close(w) == 0);
 }
@@ -563,7 +563,7 @@ s_check(void)
 		}
 		if (s_ch[c].dead && !held) {
 			/* Reaped by the library: POLLHUP. */
-			if (!t_hup_within(s_ch[c].w, T_LONG_MS))
+			if (!t_reaped_within(s_ch[c].w, T_LONG_MS))
 				s_fail("not reaped", c);
 			ATF_REQUIRE(close(s_ch[c].w) == 0);
 			s_ch[c].used = false;
@@ -594,7 +594,7 @@ s_cleanup(void)
 		/* Daemons (and, after a failure, anything) still running. */
 		(void)syscall(SYS_pidfd_send_signal, s_ch[c].w, SIGKILL,
 		    NULL, 0);
-		ATF_CHECK(t_hup_within(s_ch[c].w, T_LONG_MS));
+		ATF_CHECK(t_reaped_within(s_ch[c].w, T_LONG_MS));
 		ATF_REQUIRE(close(s_ch[c].w) == 0);
 		s_ch[c].used = false;
 	}

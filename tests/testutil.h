@@ -41,7 +41,10 @@ int	t_sendfd(int s, const void *buf, size_t len, int fd);
 ssize_t	t_recvfd(int s, void *buf, size_t len, int *fdp, int flags);
 int	t_guardian_sock(void);
 int	t_nchildren(void);
-bool	t_hup_within(int fd, int ms);
+bool	t_kernel_pollhup(void);
+bool	t_kernel_exit_info(void);
+bool	t_kernel_pidfs(void);
+bool	t_reaped_within(int fd, int ms);
 
 /*
  * A test case with the leak check around its body; head_md sets more

@@ -2,19 +2,23 @@
 # Run the Kyua suite and end with the line CI counts:
 # "N passed, N failed, N skipped".  Exit 1 if anything failed or broke,
 # or if no test ran.
+#
+#   kyua-check.sh [FILTER ...]   FILTER: a program (tests/pdwait_test) or
+#                                case (tests/pdwait_test:name) to run
+# RESULTS_DIR: where the database and reports go (tests/results).
 set -u
 
-dir=tests/results
+dir=${RESULTS_DIR:-tests/results}
 mkdir -p "$dir"
 db="$dir/results.db"
 log="$dir/kyua.log"
 rm -f "$db"
 
 # As root, run the require.user=unprivileged cases as nobody.
-set -- --logfile="$log"
-[ "$(id -u)" -eq 0 ] && set -- "$@" -v unprivileged_user=nobody
+user=
+[ "$(id -u)" -eq 0 ] && user=unprivileged_user=nobody
 
-kyua "$@" test --results-file="$db"
+kyua --logfile="$log" ${user:+-v "$user"} test --results-file="$db" "$@"
 status=$?
 kyua --logfile="$log" report --results-file="$db" \
     --results-filter=skipped,xfail,broken,failed >"$dir/report.txt" 2>&1
