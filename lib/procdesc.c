@@ -305,8 +305,8 @@ pd_wait_other(int fd, pid_t pid, int options, siginfo_t *si)
 }
 
 /*
- * Wait for the watchdog to reap pd (a kick), 100 ms at a time; procdesc_mtx
- * held.  Somebody else may have reaped it: the application's
+ * Wait for the watchdog to reap the child of key (a kick), 100 ms at a
+ * time; procdesc_mtx held.  Somebody else may have reaped it: the application's
  * waitpid(-1, __WALL), or the kernel where SIGCHLD is ignored and the child
  * exec'd (exec makes the exit signal SIGCHLD).  Then the kernel no longer
  * knows the pid (fdinfo "Pid: -1") while the entry still says running:
@@ -315,15 +315,21 @@ pd_wait_other(int fd, pid_t pid, int options, siginfo_t *si)
  * would), and return 1.
  */
 static int
-pd_wait_reap(int fd, struct procdesc *pd)
+pd_wait_reap(int fd, uint64_t key)
 {
+	struct procdesc *pd;
 	struct timespec ts;
 	struct rusage ru;
 	siginfo_t si;
 	pid_t pid;
 
 	procdesc_watchdog_deadline(&ts);
-	if (pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx, &ts) == 0)
+	/*
+	 * Look again after a timeout too: the watchdog may have filed the
+	 * status (or the last close freed the entry) before the relock.
+	 */
+	if (pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx, &ts) == 0 ||
+	    (pd = procdesc_find(key)) == NULL || pd->pd_state != PDS_RUNNING)
 		return (0);
 	if (procdesc_kernel_pid(fd, &pid) != ESRCH)
 		return (0);
@@ -365,7 +371,7 @@ pd_block(int fd, uint64_t key, int options)
 	pthread_mutex_lock(&procdesc_mtx);
 	while ((pd = procdesc_find(key)) != NULL &&
 	    pd->pd_state == PDS_RUNNING) {
-		if (pd_wait_reap(fd, pd) != 0)
+		if (pd_wait_reap(fd, key) != 0)
 			break;
 	}
 	pthread_mutex_unlock(&procdesc_mtx);

@@ -1193,7 +1193,8 @@ T_TC(fork_copy__calls, "a fork copy can pdgetpid, pdkill and pdwait")
 	ATF_CHECK_EQ_MSG(reap_fork(f), 0, "see the _exit codes in the copy");
 	/* A no-op unless the copy failed to kill it. */
 	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
-	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE_MSG(pdwait(fd, &status, WEXITED, NULL, NULL) == 0,
+	    "pdwait: %s", strerror(errno));
 	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
 	    "status %#x", status);
 	ATF_REQUIRE(close(fd) == 0);

@@ -185,7 +185,7 @@ T_TC(pdfork__exec_autoreaped, "an exec'd child reaped by the kernel: "
 	ign.sa_handler = SIG_IGN;
 	ATF_REQUIRE(sigaction(SIGCHLD, &ign, &old) == 0);
 	pid = pdfork(&fd, PD_CLOEXEC);
-	ATF_REQUIRE(pid >= 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
 	if (pid == 0) {
 		execl("/bin/sh", "sh", "-c", "exit 5", (char *)NULL);
 		_exit(127);
