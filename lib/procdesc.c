@@ -306,13 +306,13 @@ pd_wait_other(int fd, pid_t pid, int options, siginfo_t *si)
 
 /*
  * Wait for the watchdog to reap the child of key (a kick), 100 ms at a
- * time; procdesc_mtx held.  Somebody else may have reaped it: the application's
- * waitpid(-1, __WALL), or the kernel where SIGCHLD is ignored and the child
- * exec'd (exec makes the exit signal SIGCHLD).  Then the kernel no longer
- * knows the pid (fdinfo "Pid: -1") while the entry still says running:
- * file what the kernel kept (PIDFD_INFO_EXIT, Linux 6.15, no rusage), or
- * that the status is lost (si_signo 0, pdwait gives ECHILD as waitpid
- * would), and return 1.
+ * time; procdesc_mtx held.  Somebody else may have reaped it: the
+ * application's waitpid(-1, __WALL), or the kernel where SIGCHLD is
+ * ignored and the child exec'd (exec makes the exit signal SIGCHLD).
+ * Then the kernel no longer knows the pid (fdinfo "Pid: -1") while the
+ * entry still says running: file what the kernel kept (PIDFD_INFO_EXIT,
+ * Linux 6.15, no rusage), or that the status is lost (si_signo 0, pdwait
+ * gives ECHILD as waitpid would), and return 1.
  */
 static int
 pd_wait_reap(int fd, uint64_t key)
