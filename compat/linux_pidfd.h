@@ -24,9 +24,6 @@
 #ifndef CLONE_PIDFD
 #define	CLONE_PIDFD		0x00001000
 #endif
-#ifndef CLONE_CLEAR_SIGHAND
-#define	CLONE_CLEAR_SIGHAND	0x100000000ULL	/* Linux 5.5. */
-#endif
 #ifndef CSIGNAL
 #define	CSIGNAL			0x000000ff
 #endif

@@ -17,12 +17,14 @@
  *
  * Where the dispatch cannot be switched on (no kernel support, seccomp),
  * the fallback is a raw clone3: the child may then call async-signal-safe
- * functions only (NOTES §5).
+ * functions only (NOTES §5).  RFSPAWN is always a raw clone3, with
+ * CLONE_VFORK (procdesc_fork_spawn()).
  *
  * Invariants: procdesc_fork_mtx serialises pdforks, because the SIGSYS
  * action is process-wide; the trap acts only on the thread that set
  * fk_active; the dispatch is off again before pdfork returns, in the
- * parent and in the child.
+ * parent and in the child; an RFSPAWN parent holds no lock while it waits
+ * for its child.
  */
 
 #include <sys/prctl.h>
@@ -209,27 +211,36 @@ fk_sud_fork(pid_t *pidp, int *pidfdp)
 	return (error);
 }
 
-/* The fallback: a raw clone3, with our own state fixed in the child. */
+/* A raw clone3: a pidfd, exit signal 0, and flags. */
 static int
-fk_raw_fork(pid_t *pidp, int *pidfdp)
+fk_raw_clone(uint64_t flags, pid_t *pidp, int *pidfdp)
 {
 	struct procdesc_clone_args ca;
 	long pid;
 
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_PIDFD;
+	ca.flags = CLONE_PIDFD | flags;
 	ca.pidfd = (uint64_t)(uintptr_t)pidfdp;
 	ca.exit_signal = 0;
-	fk_prepare();
-	pid = sys_clone3(&ca);
-	if (pid == 0)
-		fk_child();
-	else
-		fk_parent();
-	if (pid == -1)
+	if ((pid = sys_clone3(&ca)) == -1)
 		return (errno);
 	*pidp = (pid_t)pid;
 	return (0);
+}
+
+/* The fallback: a raw clone3, with our own state fixed in the child. */
+static int
+fk_raw_fork(pid_t *pidp, int *pidfdp)
+{
+	int error;
+
+	fk_prepare();
+	error = fk_raw_clone(0, pidp, pidfdp);
+	if (error == 0 && *pidp == 0)
+		fk_child();
+	else
+		fk_parent();
+	return (error);
 }
 
 /*
@@ -261,5 +272,38 @@ procdesc_fork_clone(pid_t *pidp, int *pidfdp)
 		pthread_mutex_init(&procdesc_fork_mtx, NULL);
 	else
 		pthread_mutex_unlock(&procdesc_fork_mtx);
+	return (error);
+}
+
+/*
+ * RFSPAWN: a raw clone3 with CLONE_VFORK and without CLONE_VM.  The child
+ * gets a copy of our memory, as after fork(2), and the kernel keeps this
+ * thread in clone3 until the child execs or exits (vfork's wait, released
+ * at the child's mm_release).  Nothing is locked meanwhile: other threads,
+ * the watchdog and other pdforks run on, where glibc's fork would hold
+ * malloc's and stdio's locks and ours until the exec.  So the child may
+ * call async-signal-safe functions only (NOTES §5), as FreeBSD's, which
+ * shares our memory.  Its caught signals revert to the default, as at
+ * exec; all signals stay blocked until then, so no handler of ours runs in
+ * it.
+ */
+int
+procdesc_fork_spawn(pid_t *pidp, int *pidfdp)
+{
+	struct sigaction sa;
+	sigset_t all, old;
+	int error, sig;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	error = fk_raw_clone(CLONE_VFORK, pidp, pidfdp);
+	if (error == 0 && *pidp == 0) {
+		for (sig = 1; sig < NSIG; sig++) {
+			if (sigaction(sig, NULL, &sa) == 0 &&
+			    sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
+				signal(sig, SIG_DFL);
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return (error);
 }

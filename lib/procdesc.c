@@ -58,12 +58,13 @@ pd_dispose(int pidfd)
 }
 
 /*
- * pdfork and the RFPROC|RFPROCDESC form of pdrfork.  An fd slot is
- * reserved before the clone, so that registering the child (the guardian
- * needs a pidfd of its own) cannot fail with EMFILE once it runs.
+ * pdfork and pdrfork; spawn for RFSPAWN, whose parent resumes once the
+ * child has exec'd or exited.  An fd slot is reserved before the clone, so
+ * that registering the child (the guardian needs a pidfd of its own)
+ * cannot fail with EMFILE once it runs.
  */
 static int
-pd_fork(int *fdp, int pdflags, pid_t *pidp)
+pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 {
 	pid_t pid;
 	int error, pidfd, resv;
@@ -76,7 +77,8 @@ pd_fork(int *fdp, int pdflags, pid_t *pidp)
 		return (error);
 	if ((resv = eventfd(0, EFD_CLOEXEC)) == -1)
 		return (errno);
-	error = procdesc_fork_clone(&pid, &pidfd);
+	error = spawn ? procdesc_fork_spawn(&pid, &pidfd) :
+	    procdesc_fork_clone(&pid, &pidfd);
 	close(resv);
 	if (error != 0)
 		return (error);
@@ -108,39 +110,10 @@ pdfork(int *fdp, int pdflags)
 	int error, saved;
 
 	saved = errno;
-	error = pd_fork(fdp, pdflags, &pid);
+	error = pd_fork(fdp, pdflags, false, &pid);
 	if (pd_return(error, saved) == -1)
 		return (-1);
 	return (pid);
-}
-
-/* RFSPAWN: a fork whose parent resumes once the child execs or exits. */
-static int
-pd_spawn(int *fdp, int pdflags, pid_t *pidp)
-{
-	struct sigaction sa;
-	char c;
-	int error, sig, sync[2];
-
-	if (pipe2(sync, O_CLOEXEC) == -1)
-		return (errno);
-	error = pd_fork(fdp, pdflags, pidp);
-	if (error == 0 && *pidp == 0) {
-		/* Caught signals revert to the default, as after exec. */
-		close(sync[0]);
-		for (sig = 1; sig < NSIG; sig++) {
-			if (sigaction(sig, NULL, &sa) == 0 &&
-			    sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
-				signal(sig, SIG_DFL);
-		}
-		return (0);
-	}
-	close(sync[1]);
-	if (error == 0)
-		while (read(sync[0], &c, 1) == -1 && errno == EINTR)
-			;
-	close(sync[0]);
-	return (error);
 }
 
 pid_t
@@ -153,12 +126,12 @@ pdrfork(int *fdp, int pdflags, int rfflags)
 	saved = errno;
 	rf = (unsigned int)rfflags;
 	if (rf == RFSPAWN)
-		error = pd_spawn(fdp, pdflags, &pid);
+		error = pd_fork(fdp, pdflags, true, &pid);
 	else if ((rf & ~(unsigned int)(RFPROC | RFPROCDESC | RFFDG)) != 0 ||
 	    (rf & (RFPROC | RFPROCDESC)) != (RFPROC | RFPROCDESC))
 		error = EINVAL;
 	else
-		error = pd_fork(fdp, pdflags, &pid);
+		error = pd_fork(fdp, pdflags, false, &pid);
 	if (pd_return(error, saved) == -1)
 		return (-1);
 	return (pid);

@@ -98,6 +98,7 @@ void	procdesc_helper_child(void) PROCDESC_HIDDEN;
 /* fork.c: glibc's fork() with its clone turned into clone3(CLONE_PIDFD). */
 int	procdesc_fork_clone(pid_t *pidp, int *pidfdp)
 	    PROCDESC_HIDDEN;
+int	procdesc_fork_spawn(pid_t *pidp, int *pidfdp) PROCDESC_HIDDEN;
 
 /* Messages between the library and procdesc-guardian. */
 #define	PROCDESC_MSG_GUARD	1	/* Library: guard this child. */

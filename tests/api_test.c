@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -170,59 +171,109 @@ T_TC(pdrfork__fdg, "pdrfork with RFFDG: the child gets a copy of the fds")
 	wait_exit_code(fd, 0);
 }
 
+/* The /proc stat file of the calling thread, for spawner_blocked(). */
+static void
+spawner_path(char *path, size_t len)
+{
+
+	snprintf(path, len, "/proc/%d/task/%d/stat", (int)getpid(),
+	    (int)gettid());
+}
+
 /*
- * RFSPAWN: the parent resumes only once the child has exec'd (the child
- * already is /bin/sh when pdrfork returns), and the status is the
- * program's.
+ * In an RFSPAWN child: true once the thread that called pdrfork, whose
+ * stat file is path, sleeps in the kernel's vfork wait (state D), false
+ * if it does not within T_LONG_MS.  Async-signal-safe calls only.
+ */
+static bool
+spawner_blocked(const char *path)
+{
+	struct timespec t0, t;
+	char buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			return (false);
+		n = read(fd, buf, sizeof(buf) - 1);
+		(void)close(fd);
+		if (n <= 0)
+			return (false);
+		buf[n] = '\0';
+		if ((p = strrchr(buf, ')')) != NULL && p[1] == ' ' &&
+		    p[2] == 'D')
+			return (true);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+	    (t.tv_nsec - t0.tv_nsec) / 1000000 < T_LONG_MS);
+	return (false);
+}
+
+/*
+ * RFSPAWN: the parent resumes only once the child has exec'd: it waits in
+ * the kernel while the child runs, the child already is /bin/sh when
+ * pdrfork returns, and the status is the program's.
  */
 T_TC(pdrfork__spawn_exec, "pdrfork(RFSPAWN): the parent resumes after "
     "the exec; status of the program")
 {
-	char exe[PATH_MAX], sh[PATH_MAX], path[64];
+	char exe[PATH_MAX], sh[PATH_MAX], path[64], self[64];
 	ssize_t n;
 	pid_t pid;
-	int fd, in[2];
+	int fd, in[2], status;
 
 	ATF_REQUIRE(realpath("/bin/sh", sh) != NULL);
 	ATF_REQUIRE(pipe(in) == 0);
+	spawner_path(self, sizeof(self));
 	pid = pdrfork(&fd, 0, (int)RFSPAWN);
 	ATF_REQUIRE_MSG(pid >= 0, "pdrfork: %s", strerror(errno));
 	if (pid == 0) {
+		if (!spawner_blocked(self))
+			_exit(125);
 		if (dup2(in[0], 0) == -1)
 			_exit(126);
 		execl("/bin/sh", "sh", "-c", "read x; exit 3", (char *)NULL);
 		_exit(127);
 	}
-	ATF_REQUIRE(close(in[0]) == 0);
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n >= 0 ? n : 0] = '\0';
 	/* Let the shell go on to exit 3. */
 	ATF_REQUIRE(write(in[1], "\n", 1) == 1);
+	ATF_REQUIRE(close(in[0]) == 0);
 	ATF_REQUIRE(close(in[1]) == 0);
-	if (strcmp(exe, sh) != 0) {
-		dispose(fd);
-		atf_tc_fail("pdrfork returned while the child was still %s, "
-		    "not %s", exe, sh);
-	}
-	wait_exit_code(fd, 3);
+	status = bounded_wait(fd);
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_CHECK_MSG(!WIFEXITED(status) || WEXITSTATUS(status) != 125,
+	    "the parent did not wait in the kernel while the child ran");
+	ATF_CHECK_MSG(strcmp(exe, sh) == 0, "pdrfork returned while the "
+	    "child was '%s', not %s", exe, sh);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 3,
+	    "status %#x, expected exit 3", status);
 }
 
 /*
- * RFSPAWN: the parent resumes only once the child has exited; what the
- * child did before _exit is already done.
+ * RFSPAWN: the parent resumes only once the child has exited: it waits in
+ * the kernel while the child runs, and what the child did before _exit is
+ * already done.
  */
 T_TC(pdrfork__spawn_exit, "pdrfork(RFSPAWN): the parent resumes after "
     "the child's _exit")
 {
+	char self[64];
 	pid_t pid;
 	int fd, p[2];
 	char c;
 
 	ATF_REQUIRE(pipe2(p, O_NONBLOCK) == 0);
+	spawner_path(self, sizeof(self));
 	pid = pdrfork(&fd, 0, (int)RFSPAWN);
 	ATF_REQUIRE_MSG(pid >= 0, "pdrfork: %s", strerror(errno));
 	if (pid == 0) {
+		if (!spawner_blocked(self))
+			_exit(5);
 		(void)write(p[1], "e", 1);
 		_exit(4);
 	}
@@ -320,7 +371,8 @@ T_TC(pdrfork__spawn_grandchild, "pdrfork(RFSPAWN): a grandchild that "
 	ATF_REQUIRE(pthread_create(&td, NULL, releaser_main, &r) == 0);
 	pid = pdrfork(&fd, 0, (int)RFSPAWN);
 	if (pid == 0) {
-		gpid = fork();
+		/* _Fork: the spawn child may call async-signal-safe ones only. */
+		gpid = _Fork();
 		if (gpid == 0) {
 			(void)close(rel[1]);
 			_exit(read(rel[0], &c, 1) >= 0 ? 0 : 1);
@@ -347,10 +399,90 @@ T_TC(pdrfork__spawn_grandchild, "pdrfork(RFSPAWN): a grandchild that "
 	ATF_REQUIRE(close(done[0]) == 0);
 	ATF_REQUIRE(close(done[1]) == 0);
 	wait_exit_code(fd, 4);
-	atf_tc_expect_fail("bug: pd_spawn waits for EOF on a close-on-exec "
-	    "pipe that every fork() of the child inherits");
 	ATF_CHECK_MSG(!r.stuck, "pdrfork(RFSPAWN) returned only when the "
 	    "grandchild exited, not when the child did");
+}
+
+struct others {
+	int	run;		/* Readable once the spawn child runs. */
+	int	go;		/* A byte here lets the spawn child exit. */
+	int	status;		/* Of the pdfork child; -1 if it failed. */
+};
+
+/* Another thread of the spawning parent: pdfork and malloc, then go. */
+static void *
+others_main(void *arg)
+{
+	struct others *o;
+	void *p;
+	pid_t pid;
+	int fd;
+	char c;
+
+	o = arg;
+	o->status = -1;
+	if (read(o->run, &c, 1) != 1)
+		return (NULL);
+	pid = pdfork(&fd, 0);
+	if (pid == 0)
+		_exit(6);
+	p = malloc(100000);
+	free(p);
+	(void)write(o->go, "g", 1);
+	if (pid > 0) {
+		if (pdwait(fd, &o->status, WEXITED, NULL, NULL) != 0)
+			o->status = -1;
+		(void)close(fd);
+	}
+	return (NULL);
+}
+
+/*
+ * RFSPAWN stops only the calling thread: while its child runs, the
+ * parent's other threads can pdfork and malloc (no lock is held across
+ * the wait).
+ */
+T_TC(pdrfork__spawn_others_run, "pdrfork(RFSPAWN): other threads pdfork "
+    "and malloc while the parent waits")
+{
+	struct releaser r;
+	struct others o;
+	pthread_t td, tr;
+	pid_t pid;
+	int done[2], fd, go[2], run[2];
+	char c;
+
+	ATF_REQUIRE(pipe(done) == 0);
+	ATF_REQUIRE(pipe(go) == 0);
+	ATF_REQUIRE(pipe(run) == 0);
+	r.done = done[0];
+	r.rel = go[1];
+	r.stuck = false;
+	o.run = run[0];
+	o.go = go[1];
+	ATF_REQUIRE(pthread_create(&tr, NULL, releaser_main, &r) == 0);
+	ATF_REQUIRE(pthread_create(&td, NULL, others_main, &o) == 0);
+	pid = pdrfork(&fd, 0, (int)RFSPAWN);
+	if (pid == 0) {
+		if (write(run[1], "r", 1) != 1)
+			_exit(10);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 11);
+	}
+	ATF_REQUIRE(write(done[1], "d", 1) == 1);
+	ATF_REQUIRE(pthread_join(tr, NULL) == 0);
+	ATF_REQUIRE_MSG(pid > 0, "pdrfork: %s", strerror(errno));
+	ATF_REQUIRE(pthread_join(td, NULL) == 0);
+	ATF_REQUIRE(close(done[0]) == 0);
+	ATF_REQUIRE(close(done[1]) == 0);
+	ATF_REQUIRE(close(go[0]) == 0);
+	ATF_REQUIRE(close(go[1]) == 0);
+	ATF_REQUIRE(close(run[0]) == 0);
+	ATF_REQUIRE(close(run[1]) == 0);
+	wait_exit_code(fd, 0);
+	ATF_CHECK_MSG(!r.stuck, "another thread's pdfork or malloc waited for "
+	    "the RFSPAWN child");
+	ATF_CHECK_MSG(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 6,
+	    "the other thread's pdfork child: status %#x", o.status);
 }
 
 /* Try pdrfork(pdflags, rf), expecting EINVAL and no process. */
@@ -791,6 +923,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdrfork__spawn_exit);
 	ATF_TP_ADD_TC(tp, pdrfork__spawn_sigdfl);
 	ATF_TP_ADD_TC(tp, pdrfork__spawn_grandchild);
+	ATF_TP_ADD_TC(tp, pdrfork__spawn_others_run);
 	ATF_TP_ADD_TC(tp, pdrfork__einval_rfflags);
 	ATF_TP_ADD_TC(tp, pdrfork__einval_pdflags);
 	ATF_TP_ADD_TC(tp, pdrfork__efault);
