@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include <linux/sched.h>
+#include <signal.h>
 #include <stdint.h>
 
 /* clone3(2) and struct clone_args: Linux 5.3. */
@@ -73,6 +74,23 @@ struct pidfd_info {
 #endif
 #ifndef PIDFD_INFO_EXIT
 #define	PIDFD_INFO_EXIT		(1UL << 3)
+#endif
+
+/*
+ * The kernel's struct sigaction for rt_sigaction(2) on x86-64, which
+ * glibc's differs from (a 1024-bit mask): Linux 2.2.
+ */
+struct procdesc_ksigaction {
+	union {
+		void	(*ks_handler)(int);
+		void	(*ks_sigaction)(int, siginfo_t *, void *);
+	};
+	unsigned long	ks_flags;
+	void		(*ks_restorer)(void);
+	uint64_t	ks_mask;
+};
+#ifndef SA_RESTORER
+#define	SA_RESTORER		0x04000000
 #endif
 
 /* Syscall user dispatch: Linux 5.11. */

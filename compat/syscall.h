@@ -39,8 +39,15 @@
 #define	SYS_close_range		436
 #endif
 
+/*
+ * The two that the syscall user dispatch trap calls are always inlined:
+ * the trap must not call into a sanitizer's run time (lib/fork.c), and a
+ * sanitizer instruments an out-of-line copy.
+ */
+#define	SYS_TRAP_INLINE	inline __attribute__((always_inline))
+
 /* clone3(2): Linux 5.3. */
-static inline long
+static SYS_TRAP_INLINE long
 sys_clone3(struct procdesc_clone_args *_ca)
 {
 
@@ -88,8 +95,18 @@ sys_close_range(unsigned int _first, unsigned int _last, unsigned int _flags)
 	return ((int)syscall(SYS_close_range, _first, _last, _flags));
 }
 
+/* rt_sigaction(2) itself, past libc and a sanitizer's wrapper: Linux 2.2. */
+static inline int
+sys_rt_sigaction(int _sig, const struct procdesc_ksigaction *_act,
+    struct procdesc_ksigaction *_old)
+{
+
+	return ((int)syscall(SYS_rt_sigaction, _sig, _act, _old,
+	    sizeof(uint64_t)));
+}
+
 /* A system call by number, for the syscall user dispatch trap. */
-static inline long
+static SYS_TRAP_INLINE long
 sys_syscall6(long _nr, long _a, long _b, long _c, long _d, long _e, long _f)
 {
 

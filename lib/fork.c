@@ -10,8 +10,8 @@
  * run pthread_atfork handlers (LINUX.md §4).  So pdfork runs glibc's own
  * fork() and intercepts the one clone system call it makes, using syscall
  * user dispatch (Linux 5.11): for the duration of the call, every system
- * call of this thread outside glibc's signal restorer raises SIGSYS.  The
- * handler issues clone3 with glibc's flags plus CLONE_PIDFD and exit
+ * call of this thread outside the handler's signal restorer raises SIGSYS.
+ * The handler issues clone3 with glibc's flags plus CLONE_PIDFD and exit
  * signal 0 instead of SIGCHLD, and passes every other call through.  The
  * child then sends no SIGCHLD and is invisible to wait(2).
  *
@@ -23,7 +23,8 @@
  * Invariants: procdesc_fork_mtx serialises pdforks, because the SIGSYS
  * action is process-wide; the trap acts only on the thread that set
  * fk_active; the dispatch is off again before pdfork returns, in the
- * parent and in the child; an RFSPAWN parent holds no lock while it waits
+ * parent and in the child; the forking thread unlocks in the child what
+ * it locked for the fork; an RFSPAWN parent holds no lock while it waits
  * for its child.
  */
 
@@ -43,12 +44,42 @@
 
 #define	FK_TLS	__thread __attribute__((tls_model("initial-exec")))
 
-/* glibc's __restore_rt is 9 bytes: mov $15,%rax; syscall. */
-#define	FK_RESTORER_LEN	16
+/*
+ * The trap's code runs inside glibc's fork(), where a thread sanitizer has
+ * taken all its own locks (its fork handler), and for system calls that
+ * the sanitizer's runtime makes itself: it must not call into that
+ * runtime, so it is not instrumented and calls nothing that a sanitizer
+ * intercepts (no memset or memcpy).
+ */
+#if __has_attribute(disable_sanitizer_instrumentation)
+#define	FK_NOSAN	__attribute__((disable_sanitizer_instrumentation))
+#else
+#define	FK_NOSAN	__attribute__((no_sanitize("thread")))
+#endif
+
+/*
+ * The SIGSYS handler's restorer, rt_sigreturn(2) as glibc's __restore_rt:
+ * ours, so that the handler is installed with rt_sigaction(2) itself, not
+ * through sigaction(3), which a sanitizer wraps in a handler of its own
+ * that would make system calls inside the trap, and so that the region
+ * the dispatch allows is exactly this.  The kernel sees a system call at
+ * the address after its instruction, which the region must cover.
+ */
+__asm__(
+    "	.pushsection .text\n"
+    "	.p2align 4\n"
+    "fk_restorer:\n"
+    "	movq	$15, %rax\n"
+    "	syscall\n"
+    "	ud2\n"
+    "fk_restorer_end:\n"
+    "	.popsection\n");
+void	fk_restorer(void) PROCDESC_HIDDEN;
+extern const char fk_restorer_end[] PROCDESC_HIDDEN;
 
 static pthread_mutex_t procdesc_fork_mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t fk_once = PTHREAD_ONCE_INIT;
-static struct sigaction fk_oldsys;	/* (fork_mtx) Application's SIGSYS. */
+static struct procdesc_ksigaction fk_oldsys; /* (fork_mtx) The app's. */
 static _Atomic int fk_nosud;		/* Dispatch known not to work. */
 
 static FK_TLS volatile char fk_selector;
@@ -56,53 +87,56 @@ static FK_TLS bool fk_active;		/* This thread is in pdfork. */
 static FK_TLS int fk_pidfd;		/* The trap's clone3 pidfd. */
 
 /* A SIGSYS that is not our dispatch: what the application asked for. */
-static void
+static void FK_NOSAN
 fk_chain(int sig, siginfo_t *si, void *uctx)
 {
 
-	if ((fk_oldsys.sa_flags & SA_SIGINFO) != 0 &&
-	    fk_oldsys.sa_sigaction != NULL)
-		fk_oldsys.sa_sigaction(sig, si, uctx);
-	else if (fk_oldsys.sa_handler == SIG_DFL) {
+	if ((fk_oldsys.ks_flags & SA_SIGINFO) != 0 &&
+	    fk_oldsys.ks_sigaction != NULL)
+		fk_oldsys.ks_sigaction(sig, si, uctx);
+	else if (fk_oldsys.ks_handler == SIG_DFL) {
 		signal(SIGSYS, SIG_DFL);
 		raise(SIGSYS);
-	} else if (fk_oldsys.sa_handler != SIG_IGN)
-		fk_oldsys.sa_handler(sig);
+	} else if (fk_oldsys.ks_handler != SIG_IGN)
+		fk_oldsys.ks_handler(sig);
 }
 
 /* clone(2) as glibc's fork issues it, made clone3 with a pidfd. */
-static long
+static long FK_NOSAN
 fk_clone(const greg_t *r)
 {
-	struct procdesc_clone_args ca;
+	struct procdesc_clone_args ca = {
+		.flags = ((uint64_t)r[REG_RDI] & ~(uint64_t)CSIGNAL) |
+		    CLONE_PIDFD,
+		.pidfd = (uint64_t)(uintptr_t)&fk_pidfd,
+		.parent_tid = (uint64_t)r[REG_RDX],
+		.child_tid = (uint64_t)r[REG_R10],
+		.stack = (uint64_t)r[REG_RSI],
+		.tls = (uint64_t)r[REG_R8],
+		.exit_signal = 0,
+	};
 
-	memset(&ca, 0, sizeof(ca));
-	ca.flags = ((uint64_t)r[REG_RDI] & ~(uint64_t)CSIGNAL) | CLONE_PIDFD;
-	ca.pidfd = (uint64_t)(uintptr_t)&fk_pidfd;
-	ca.parent_tid = (uint64_t)r[REG_RDX];
-	ca.child_tid = (uint64_t)r[REG_R10];
-	ca.stack = (uint64_t)r[REG_RSI];
-	ca.tls = (uint64_t)r[REG_R8];
-	ca.exit_signal = 0;
 	return (sys_clone3(&ca));
 }
 
-/* clone3(2), should a later glibc's fork use it. */
-static long
+/* clone3(2), should a later glibc's fork use it (64 bytes at least). */
+static long FK_NOSAN
 fk_clone3(const greg_t *r)
 {
 	struct procdesc_clone_args ca;
 
-	memset(&ca, 0, sizeof(ca));
-	memcpy(&ca, (const void *)r[REG_RDI],
-	    (size_t)r[REG_RSI] < sizeof(ca) ? (size_t)r[REG_RSI] : sizeof(ca));
+	if ((size_t)r[REG_RSI] < sizeof(ca)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	ca = *(const struct procdesc_clone_args *)r[REG_RDI];
 	ca.flags |= CLONE_PIDFD;
 	ca.pidfd = (uint64_t)(uintptr_t)&fk_pidfd;
 	ca.exit_signal = 0;
 	return (sys_clone3(&ca));
 }
 
-static void
+static void FK_NOSAN
 fk_sigsys(int sig, siginfo_t *si, void *uctx)
 {
 	greg_t *r;
@@ -133,7 +167,13 @@ fk_sigsys(int sig, siginfo_t *si, void *uctx)
 		fk_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
 }
 
-/* pthread_atfork handlers: keep the registry consistent across fork. */
+/*
+ * pthread_atfork handlers: keep the registry consistent across fork.  The
+ * child's only thread is the one that locked procdesc_mtx in the parent:
+ * it fixes the copy and unlocks it, as glibc does with its own locks, so
+ * that no other thread's state shows through (a thread sanitizer sees a
+ * lock and its unlock by one thread).
+ */
 static void
 fk_prepare(void)
 {
@@ -155,6 +195,7 @@ fk_child(void)
 	procdesc_registry_child();
 	procdesc_watchdog_child();
 	procdesc_helper_child();
+	pthread_mutex_unlock(&procdesc_mtx);
 }
 
 static void
@@ -168,32 +209,25 @@ fk_init(void)
 static int
 fk_sud_fork(pid_t *pidp, int *pidfdp)
 {
-	struct sigaction sa, cur;
+	struct procdesc_ksigaction sa;
 	pid_t pid;
 	int error;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = fk_sigsys;
-	sa.sa_flags = SA_SIGINFO;
-	sigfillset(&sa.sa_mask);
-	if (sigaction(SIGSYS, &sa, &fk_oldsys) == -1)
+	sa.ks_sigaction = fk_sigsys;
+	sa.ks_flags = SA_SIGINFO | SA_RESTORER;
+	sa.ks_restorer = fk_restorer;
+	sa.ks_mask = ~(uint64_t)0;
+	if (sys_rt_sigaction(SIGSYS, &sa, &fk_oldsys) == -1)
 		return (errno);
-	/*
-	 * glibc's restorer, which must stay outside the trap.  A sanitizer
-	 * that wraps handlers (TSan) shows none here, and its wrapper would
-	 * make system calls before ours runs: fall back then.
-	 */
-	if (sigaction(SIGSYS, NULL, &cur) == -1 || cur.sa_restorer == NULL) {
-		sigaction(SIGSYS, &fk_oldsys, NULL);
-		return (ENOSYS);
-	}
 	fk_pidfd = -1;
 	fk_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
 	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
-	    (unsigned long)(uintptr_t)cur.sa_restorer, FK_RESTORER_LEN,
-	    &fk_selector) == -1) {
+	    (unsigned long)(uintptr_t)fk_restorer,
+	    (unsigned long)((uintptr_t)fk_restorer_end -
+	    (uintptr_t)fk_restorer), &fk_selector) == -1) {
 		error = errno;
-		sigaction(SIGSYS, &fk_oldsys, NULL);
+		sys_rt_sigaction(SIGSYS, &fk_oldsys, NULL);
 		return (error == EINVAL || error == EPERM ? ENOSYS : error);
 	}
 	fk_active = true;
@@ -205,7 +239,7 @@ fk_sud_fork(pid_t *pidp, int *pidfdp)
 		prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF,
 		    0, 0, 0);
 	fk_active = false;
-	sigaction(SIGSYS, &fk_oldsys, NULL);
+	sys_rt_sigaction(SIGSYS, &fk_oldsys, NULL);
 	*pidp = pid;
 	*pidfdp = (pid > 0) ? fk_pidfd : -1;
 	return (error);
@@ -268,10 +302,8 @@ procdesc_fork_clone(pid_t *pidp, int *pidfdp)
 	if (error == ENOSYS)
 		error = fk_raw_fork(pidp, pidfdp);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (error == 0 && *pidp == 0)
-		pthread_mutex_init(&procdesc_fork_mtx, NULL);
-	else
-		pthread_mutex_unlock(&procdesc_fork_mtx);
+	/* In the parent and in the child: this thread locked it. */
+	pthread_mutex_unlock(&procdesc_fork_mtx);
 	return (error);
 }
 

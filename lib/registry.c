@@ -447,13 +447,14 @@ procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
  * owner (procdesc_mine() is false for them from now on: pd_self changes).
  * What is known (pid, a status already reaped) stays for pdgetpid and
  * pdwait.  The entries are not touched, so that a fork does not copy the
- * whole registry page by page.
+ * whole registry page by page.  procdesc_mtx held, by the forking thread;
+ * the condition variable is made anew, since the copy counts the parent's
+ * waiters, which do not exist here.
  */
 void
 procdesc_registry_child(void)
 {
 
-	pthread_mutex_init(&procdesc_mtx, NULL);
 	pthread_cond_init(&procdesc_cv, NULL);
 	pd_self = getpid();
 }
