@@ -12,7 +12,6 @@
  */
 
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -209,43 +208,6 @@ pdkill(int fd, int signum)
 	return (pd_return(pd_kill(fd, signum), saved));
 }
 
-/* A waitid(2)-style siginfo from a wait status, for PIDFD_INFO_EXIT. */
-static void
-pd_status_si(int status, pid_t pid, siginfo_t *si)
-{
-
-	memset(si, 0, sizeof(*si));
-	si->si_signo = SIGCHLD;
-	si->si_pid = pid;
-	if (WIFEXITED(status)) {
-		si->si_code = CLD_EXITED;
-		si->si_status = WEXITSTATUS(status);
-	} else {
-		si->si_code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
-		si->si_status = WTERMSIG(status);
-	}
-}
-
-/*
- * The exit status the kernel keeps for any holder of the pidfd (Linux
- * 6.15, PIDFD_INFO_EXIT), as a siginfo: 0, EAGAIN before the reap,
- * ECHILD where the kernel has no such thing.
- */
-static int
-pd_exit_info(int fd, pid_t pid, siginfo_t *si)
-{
-	struct pidfd_info info;
-
-	memset(&info, 0, sizeof(info));
-	info.mask = PIDFD_INFO_EXIT;
-	if (ioctl(fd, PIDFD_GET_INFO, &info) == -1 && errno != ESRCH)
-		return (ECHILD);
-	if ((info.mask & PIDFD_INFO_EXIT) == 0)
-		return (EAGAIN);
-	pd_status_si(info.exit_code, pid, si);
-	return (0);
-}
-
 /*
  * pdwait in a process that is not the parent (a fork copy, a receiver of
  * SCM_RIGHTS, pdopenpid): the kernel keeps the exit status for any holder
@@ -263,7 +225,7 @@ pd_wait_other(int fd, pid_t pid, int options, siginfo_t *si)
 	if ((options & WEXITED) == 0)
 		return ((options & WNOHANG) != 0 ? EAGAIN : ECHILD);
 	for (;;) {
-		if ((error = pd_exit_info(fd, pid, si)) != EAGAIN)
+		if ((error = procdesc_exit_info(fd, pid, si)) != EAGAIN)
 			return (error);
 		if ((options & WNOHANG) != 0)
 			return (EAGAIN);
@@ -306,7 +268,7 @@ pd_wait_reap(int fd, uint64_t key)
 		return (0);
 	if (procdesc_kernel_pid(fd, &pid) != ESRCH)
 		return (0);
-	if (pd_exit_info(fd, pd->pd_pid, &si) != 0)
+	if (procdesc_exit_info(fd, pd->pd_pid, &si) != 0)
 		memset(&si, 0, sizeof(si));
 	memset(&ru, 0, sizeof(ru));
 	procdesc_exit(pd, &si, &ru);

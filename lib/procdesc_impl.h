@@ -77,6 +77,7 @@ void	procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
 int	procdesc_copyout(void *uaddr, const void *kaddr, size_t len)
 	    PROCDESC_HIDDEN;
 int	procdesc_wstatus(const siginfo_t *si) PROCDESC_HIDDEN;
+int	procdesc_exit_info(int fd, pid_t pid, siginfo_t *si) PROCDESC_HIDDEN;
 void	procdesc_registry_child(void) PROCDESC_HIDDEN;
 
 /* kernel.c: what the kernel must have. */

@@ -20,9 +20,11 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +309,43 @@ procdesc_ident(int fd, uint64_t *keyp)
 	return (0);
 }
 
+/* A waitid(2)-style siginfo from a wait status, for PIDFD_INFO_EXIT. */
+static void
+pd_status_si(int status, pid_t pid, siginfo_t *si)
+{
+
+	memset(si, 0, sizeof(*si));
+	si->si_signo = SIGCHLD;
+	si->si_pid = pid;
+	if (WIFEXITED(status)) {
+		si->si_code = CLD_EXITED;
+		si->si_status = WEXITSTATUS(status);
+	} else {
+		si->si_code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+		si->si_status = WTERMSIG(status);
+	}
+}
+
+/*
+ * The exit status the kernel keeps for any holder of the pidfd (Linux
+ * 6.15, PIDFD_INFO_EXIT), as a siginfo: 0, EAGAIN before the reap,
+ * ECHILD where the kernel has no such thing.
+ */
+int
+procdesc_exit_info(int fd, pid_t pid, siginfo_t *si)
+{
+	struct pidfd_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.mask = PIDFD_INFO_EXIT;
+	if (ioctl(fd, PIDFD_GET_INFO, &info) == -1 && errno != ESRCH)
+		return (ECHILD);
+	if ((info.mask & PIDFD_INFO_EXIT) == 0)
+		return (EAGAIN);
+	pd_status_si(info.exit_code, pid, si);
+	return (0);
+}
+
 /*
  * Take the close-kill lock: an OFD write lock on one byte through the
  * user's description.  The guardian waits for the same byte through its own
@@ -377,6 +416,19 @@ procdesc_new(pid_t pid, int pidfd, int flags, bool parent)
 	error = pd_grow();
 	if (error == 0)
 		error = procdesc_helper_guard(pid, flags, key, off);
+	if (error == ESRCH && parent) {
+		/*
+		 * Our child is gone already: the kernel reaps a child that
+		 * exec'd (exit signal SIGCHLD again) at its exit when we
+		 * ignore SIGCHLD.  Nothing is left to kill or to guard: file
+		 * what the kernel kept (NOTES 1.2).  No guardian will report
+		 * the last close, so the entry stays until we exit.
+		 */
+		if (procdesc_exit_info(pidfd, pid, &pd->pd_si) != 0)
+			memset(&pd->pd_si, 0, sizeof(pd->pd_si));
+		pd->pd_state = PDS_REAPED;
+		error = 0;
+	}
 	if (error == 0) {
 		pd_insert(pd);
 		pd_count++;
