@@ -176,11 +176,9 @@ T_TC(busy_threads__malloc_stdio, "500 children of a parent whose threads "
 	atf_tc_skip("ASan's allocator is not fork-safe: plain fork() children "
 	    "hang the same way (NOTES 2.9)");
 #endif
-#ifdef __SANITIZE_THREAD__
-	atf_tc_skip("TSan kills the child of a multi-threaded fork whose new "
-	    "thread reuses a parent thread's stack, fork()'s included "
-	    "(NOTES 2.9)");
-#endif
+	T_SKIP_UNDER_TSAN("TSan kills the child of a multi-threaded fork "
+	    "whose new thread reuses a parent thread's stack, fork()'s "
+	    "included (NOTES 2.9)");
 	hammer_fp = fopen("/dev/null", "we");
 	ATF_REQUIRE(hammer_fp != NULL);
 	atomic_store(&hammer_stop, false);
@@ -310,10 +308,7 @@ T_TC(child__raise_and_ids, "raise in the child signals the child; "
 	pid_t pid;
 	int fd, p[2];
 
-#ifdef __SANITIZE_THREAD__
-	atf_tc_skip("TSan runs no signal handler in the child of a "
-	    "multi-threaded fork, fork()'s included (NOTES 2.9)");
-#endif
+	T_SKIP_UNDER_TSAN(T_TSAN_NO_HANDLERS);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_usr1;
 	ATF_REQUIRE(sigaction(SIGUSR1, &sa, NULL) == 0);
@@ -358,10 +353,7 @@ T_TC(child__pthread_kill_self, "pthread_kill(pthread_self()) and "
 	pid_t pid;
 	int fd;
 
-#ifdef __SANITIZE_THREAD__
-	atf_tc_skip("TSan runs no signal handler in the child of a "
-	    "multi-threaded fork, fork()'s included (NOTES 2.9)");
-#endif
+	T_SKIP_UNDER_TSAN(T_TSAN_NO_HANDLERS);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_usr1;
 	ATF_REQUIRE(sigaction(SIGUSR1, &sa, NULL) == 0);

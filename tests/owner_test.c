@@ -516,42 +516,10 @@ T_TC(owner__exec_kept_exit, "kept across exec; the new image exits")
 
 /*
  * Rule 3: a forked copy (no exec).  The helper obeys one-byte commands:
- * 'c' close the copy, 'o' pdgetpid/pdkill/pdwait on it (exit status 0 if
- * all behaved), EOF exit.  It answers each command with one byte.
+ * 'c' close the copy, 'o' pdgetpid/pdkill/pdwait on it (t_copy_ops(),
+ * exit status 0 if all behaved), EOF exit.  It answers each command with
+ * one byte.
  */
-static int
-o_copy_ops(int fd, pid_t want)
-{
-	siginfo_t si;
-	pid_t pid;
-	int status;
-
-	if (pdgetpid(fd, &pid) != 0 || pid != want)
-		return (1);
-	if (pdkill(fd, 0) != 0)
-		return (2);
-	if (pdwait(fd, &status, WEXITED | WNOHANG, NULL, NULL) != -1 ||
-	    errno != (t_kernel_exit_info() ? EAGAIN : ECHILD))
-		return (3);
-	if (pdkill(fd, SIGTERM) != 0)
-		return (4);
-	if (!t_kernel_exit_info())	/* Before Linux 6.15. */
-		return (pdwait(fd, &status, WEXITED, NULL, NULL) == -1 &&
-		    errno == ECHILD ? 0 : 9);
-	memset(&si, 0, sizeof(si));
-	if (pdwait(fd, &status, WEXITED, NULL, &si) != 0)
-		return (5);
-	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM)
-		return (6);
-	if (si.si_pid != want || si.si_code != CLD_KILLED ||
-	    si.si_status != SIGTERM)
-		return (7);
-	if (pdwait(fd, &status, WEXITED, NULL, NULL) != 0 ||
-	    !WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM)
-		return (8);
-	return (0);
-}
-
 static pid_t
 o_copy_start(int fd, pid_t want, int *cmdp, int *ackp)
 {
@@ -570,7 +538,7 @@ o_copy_start(int fd, pid_t want, int *cmdp, int *ackp)
 			if (c == 'c' && close(fd) != 0)
 				r = 10;
 			if (c == 'o' && r == 0)
-				r = o_copy_ops(fd, want);
+				r = t_copy_ops(fd, want);
 			o_write(ack[1], &c, 1);
 		}
 		_exit(r);

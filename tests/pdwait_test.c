@@ -448,10 +448,7 @@ T_TC(pdkill__caught, "pdkill delivers a signal to a handler")
 	int c, fd, ready[2], hp[2], status;
 	pid_t pid;
 
-#ifdef __SANITIZE_THREAD__
-	atf_tc_skip("TSan runs no signal handler in the child of a "
-	    "multi-threaded fork, fork()'s included (NOTES 2.9)");
-#endif
+	T_SKIP_UNDER_TSAN(T_TSAN_NO_HANDLERS);
 	ATF_REQUIRE(pipe(ready) == 0);
 	ATF_REQUIRE(pipe(hp) == 0);
 	usr1_sender = getpid();
@@ -1167,33 +1164,14 @@ reap_fork(pid_t f)
  */
 T_TC(fork_copy__calls, "a fork copy can pdgetpid, pdkill and pdwait")
 {
-	pid_t pid, f, got;
-	int fd, status, st;
+	pid_t pid, f;
+	int fd, status;
 
 	pid = t_pdfork_pause(&fd, 0);
 	f = fork();
 	ATF_REQUIRE(f >= 0);
-	if (f == 0) {
-		if (pdgetpid(fd, &got) != 0 || got != pid)
-			_exit(10);
-		if (pdkill(fd, 0) != 0)
-			_exit(11);
-		if (pdwait(fd, &st, WEXITED | WNOHANG, NULL, NULL) != -1 ||
-		    errno != (t_kernel_exit_info() ? EAGAIN : ECHILD))
-			_exit(12);
-		if (pdkill(fd, SIGTERM) != 0)
-			_exit(13);
-		if (!t_kernel_exit_info()) {
-			/* Before Linux 6.15: nothing to wait with. */
-			_exit(pdwait(fd, &st, WEXITED, NULL, NULL) == -1 &&
-			    errno == ECHILD ? 0 : 16);
-		}
-		if (pdwait(fd, &st, WEXITED, NULL, NULL) != 0)
-			_exit(14);
-		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGTERM)
-			_exit(15);
-		_exit(0);
-	}
+	if (f == 0)
+		_exit(t_copy_ops(fd, pid));
 	ATF_CHECK_EQ_MSG(reap_fork(f), 0, "see the _exit codes in the copy");
 	/* A no-op unless the copy failed to kill it. */
 	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);

@@ -434,3 +434,43 @@ t_guardian_sock(void)
 	closedir(d);
 	return (found);
 }
+
+/*
+ * In a fork() copy of the process that holds fd, the descriptor of the
+ * running child want: pdgetpid, pdkill 0, pdwait WNOHANG (nothing yet),
+ * SIGTERM through pdkill, then pdwait twice for the status and siginfo.
+ * Before Linux 6.15 pdwait in a copy can only fail with ECHILD, which is
+ * what is checked then.  0 if all behaved, else the failing step's number.
+ */
+int
+t_copy_ops(int fd, pid_t want)
+{
+	siginfo_t si;
+	pid_t pid;
+	int status;
+
+	if (pdgetpid(fd, &pid) != 0 || pid != want)
+		return (1);
+	if (pdkill(fd, 0) != 0)
+		return (2);
+	if (pdwait(fd, &status, WEXITED | WNOHANG, NULL, NULL) != -1 ||
+	    errno != (t_kernel_exit_info() ? EAGAIN : ECHILD))
+		return (3);
+	if (pdkill(fd, SIGTERM) != 0)
+		return (4);
+	if (!t_kernel_exit_info())	/* Before Linux 6.15. */
+		return (pdwait(fd, &status, WEXITED, NULL, NULL) == -1 &&
+		    errno == ECHILD ? 0 : 9);
+	memset(&si, 0, sizeof(si));
+	if (pdwait(fd, &status, WEXITED, NULL, &si) != 0)
+		return (5);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM)
+		return (6);
+	if (si.si_pid != want || si.si_code != CLD_KILLED ||
+	    si.si_status != SIGTERM)
+		return (7);
+	if (pdwait(fd, &status, WEXITED, NULL, NULL) != 0 ||
+	    !WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM)
+		return (8);
+	return (0);
+}

@@ -20,6 +20,15 @@
 
 #define	T_LONG_MS	10000	/* Bound on waits that must succeed. */
 
+/* Skip a case that TSan cannot run, under TSan only (NOTES 2.9). */
+#ifdef __SANITIZE_THREAD__
+#define	T_SKIP_UNDER_TSAN(why)	atf_tc_skip("%s", (why))
+#else
+#define	T_SKIP_UNDER_TSAN(why)	((void)0)
+#endif
+#define	T_TSAN_NO_HANDLERS	"TSan runs no signal handler in the child " \
+	"of a multi-threaded fork, fork()'s included (NOTES 2.9)"
+
 struct t_leak {
 	char	fds[4096];	/* Open fds at the start, as a string. */
 };
@@ -45,6 +54,7 @@ bool	t_kernel_pollhup(void);
 bool	t_kernel_exit_info(void);
 bool	t_kernel_pidfs(void);
 bool	t_reaped_within(int fd, int ms);
+int	t_copy_ops(int fd, pid_t want);
 
 /*
  * A test case with the leak check around its body; head_md sets more
