@@ -23,7 +23,7 @@ CC?=		cc
 CFLAGS?=	-O2 -g
 WERROR?=
 WARNS=		-Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes $(WERROR)
-CPPFLAGS+=	-D_GNU_SOURCE -Iinclude -Icompat
+CPPFLAGS+=	-D_GNU_SOURCE -Iinclude -Icompat -Ilib
 ALL_CFLAGS=	-std=c11 $(WARNS) $(CFLAGS) $(SAN_CFLAGS)
 
 # The sanitizer's run-time options for make check; the caller's own come
@@ -41,8 +41,8 @@ SAN_ENV=	TSAN_OPTIONS="die_after_fork=0:$$TSAN_OPTIONS"
 endif
 
 O=		obj
-LIB_SRCS=	lib/procdesc.c lib/registry.c lib/watchdog.c lib/helper.c \
-		lib/fork.c lib/kernel.c
+LIB_SRCS=	lib/procdesc.c lib/registry.c lib/watchdog.c \
+		lib/guardian_client.c lib/descriptor.c lib/fork.c lib/kernel.c
 LIB_OBJS=	$(LIB_SRCS:lib/%.c=$(O)/pic/%.o)
 LIB_AOBJS=	$(LIB_SRCS:lib/%.c=$(O)/static/%.o)
 SONAME=		libprocdesc.so.$(SOVERSION)
@@ -60,16 +60,17 @@ TEST_LIBS=	$(shell pkg-config --libs atf-c 2>/dev/null)
 
 all: $(SHLIB) $(O)/libprocdesc.so $(STLIB) $(GUARDIAN) libprocdesc.pc
 
-$(O)/pic/%.o: lib/%.c lib/procdesc_impl.h include/sys/procdesc.h \
-    compat/syscall.h compat/linux_pidfd.h
+# Header dependencies come from the compiler (-MMD -MP), not by hand.
+DEPFLAGS=	-MMD -MP
+
+$(O)/pic/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden \
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden \
 	    -DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"' -c -o $@ $<
 
-$(O)/static/%.o: lib/%.c lib/procdesc_impl.h include/sys/procdesc.h \
-    compat/syscall.h compat/linux_pidfd.h
+$(O)/static/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden \
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fvisibility=hidden \
 	    -DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"' -c -o $@ $<
 
 $(SHLIB): $(LIB_OBJS) lib/libprocdesc.map
@@ -85,9 +86,18 @@ $(STLIB): $(LIB_AOBJS)
 	rm -f $@
 	ar rcs $@ $(LIB_AOBJS)
 
-$(GUARDIAN): lib/guardian.c lib/procdesc_impl.h compat/syscall.h
+# The guardian program shares descriptor.c with the library.
+GUARDIAN_OBJS=	$(O)/guardian/guardian.o $(O)/guardian/descriptor.o
+$(O)/guardian/%.o: lib/guardian/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ lib/guardian.c -pthread
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+$(O)/guardian/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+$(GUARDIAN): $(GUARDIAN_OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(GUARDIAN_OBJS)
+
+-include $(wildcard $(O)/*/*.d)
 
 libprocdesc.pc: libprocdesc.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \

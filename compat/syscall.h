@@ -17,8 +17,12 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 
+#include <sys/socket.h>
+
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "linux_pidfd.h"
@@ -111,6 +115,63 @@ sys_syscall6(long _nr, long _a, long _b, long _c, long _d, long _e, long _f)
 {
 
 	return (syscall(_nr, _a, _b, _c, _d, _e, _f));
+}
+
+/*
+ * The calls a new child makes before any code of the application runs
+ * (procdesc_child_register()): raw, so that nothing a sanitizer intercepts
+ * runs inside glibc's fork.
+ */
+static SYS_TRAP_INLINE pid_t
+sys_getpid(void)
+{
+
+	return ((pid_t)syscall(SYS_getpid));
+}
+
+static SYS_TRAP_INLINE int
+sys_close(int _fd)
+{
+
+	return ((int)syscall(SYS_close, _fd));
+}
+
+static SYS_TRAP_INLINE ssize_t
+sys_sendmsg(int _fd, const struct msghdr *_mh, int _flags)
+{
+
+	return ((ssize_t)syscall(SYS_sendmsg, _fd, _mh, _flags));
+}
+
+static SYS_TRAP_INLINE ssize_t
+sys_recv(int _fd, void *_buf, size_t _len)
+{
+
+	return ((ssize_t)syscall(SYS_recvfrom, _fd, _buf, _len, 0, NULL,
+	    NULL));
+}
+
+/* Whether fd turns readable (or hangs up) within ms milliseconds. */
+static SYS_TRAP_INLINE int
+sys_wait_readable(int _fd, int _ms)
+{
+	struct pollfd _pfd;
+	struct timespec _ts;
+
+	_pfd.fd = _fd;
+	_pfd.events = POLLIN;
+	_pfd.revents = 0;
+	_ts.tv_sec = _ms / 1000;
+	_ts.tv_nsec = (long)(_ms % 1000) * 1000000;
+	return (syscall(SYS_ppoll, &_pfd, 1, &_ts, NULL, 0) > 0);
+}
+
+static SYS_TRAP_INLINE void __attribute__((noreturn))
+sys_exit_group(int _code)
+{
+
+	for (;;)
+		syscall(SYS_exit_group, _code);
 }
 
 #endif /* !_PROCDESC_SYSCALL_H_ */

@@ -51,11 +51,7 @@
  * runtime, so it is not instrumented and calls nothing that a sanitizer
  * intercepts (no memset or memcpy).
  */
-#if __has_attribute(disable_sanitizer_instrumentation)
-#define	FK_NOSAN	__attribute__((disable_sanitizer_instrumentation))
-#else
-#define	FK_NOSAN	__attribute__((no_sanitize("thread")))
-#endif
+#define	FK_NOSAN	PROCDESC_NOSAN
 
 /*
  * The SIGSYS handler's restorer, rt_sigreturn(2) as glibc's __restore_rt:
@@ -85,6 +81,7 @@ static _Atomic int fk_nosud;		/* Dispatch known not to work. */
 static FK_TLS volatile char fk_selector;
 static FK_TLS bool fk_active;		/* This thread is in pdfork. */
 static FK_TLS int fk_pidfd;		/* The trap's clone3 pidfd. */
+static FK_TLS const struct procdesc_childreq *fk_cr; /* For the child. */
 
 /* A SIGSYS that is not our dispatch: what the application asked for. */
 static void FK_NOSAN
@@ -165,6 +162,8 @@ fk_sigsys(int sig, siginfo_t *si, void *uctx)
 	/* The kernel does not copy the dispatch into the child. */
 	if (!child)
 		fk_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	else
+		procdesc_child_register(fk_cr);	/* Before any atfork handler. */
 }
 
 /*
@@ -194,7 +193,7 @@ fk_child(void)
 
 	procdesc_registry_child();
 	procdesc_watchdog_child();
-	procdesc_helper_child();
+	procdesc_guardian_child();
 	pthread_mutex_unlock(&procdesc_mtx);
 }
 
@@ -264,14 +263,16 @@ fk_raw_clone(uint64_t flags, pid_t *pidp, int *pidfdp)
 
 /* The fallback: a raw clone3, with our own state fixed in the child. */
 static int
-fk_raw_fork(pid_t *pidp, int *pidfdp)
+fk_raw_fork(const struct procdesc_childreq *cr, pid_t *pidp, int *pidfdp)
 {
 	int error;
 
 	fk_prepare();
 	error = fk_raw_clone(0, pidp, pidfdp);
-	if (error == 0 && *pidp == 0)
+	if (error == 0 && *pidp == 0) {
+		procdesc_child_register(cr);
 		fk_child();
+	}
 	else
 		fk_parent();
 	return (error);
@@ -283,7 +284,8 @@ fk_raw_fork(pid_t *pidp, int *pidfdp)
  * blocked throughout, so that no handler runs with the dispatch on.
  */
 int
-procdesc_fork_clone(pid_t *pidp, int *pidfdp)
+procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
+    int *pidfdp)
 {
 	sigset_t all, old;
 	int error;
@@ -293,6 +295,7 @@ procdesc_fork_clone(pid_t *pidp, int *pidfdp)
 	sigdelset(&all, SIGSYS);
 	pthread_mutex_lock(&procdesc_fork_mtx);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	fk_cr = cr;
 	error = ENOSYS;
 	if (atomic_load(&fk_nosud) == 0) {
 		error = fk_sud_fork(pidp, pidfdp);
@@ -300,7 +303,7 @@ procdesc_fork_clone(pid_t *pidp, int *pidfdp)
 			atomic_store(&fk_nosud, 1);
 	}
 	if (error == ENOSYS)
-		error = fk_raw_fork(pidp, pidfdp);
+		error = fk_raw_fork(cr, pidp, pidfdp);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* In the parent and in the child: this thread locked it. */
 	pthread_mutex_unlock(&procdesc_fork_mtx);
@@ -320,7 +323,8 @@ procdesc_fork_clone(pid_t *pidp, int *pidfdp)
  * it.
  */
 int
-procdesc_fork_spawn(pid_t *pidp, int *pidfdp)
+procdesc_fork_spawn(const struct procdesc_childreq *cr, pid_t *pidp,
+    int *pidfdp)
 {
 	struct sigaction sa;
 	sigset_t all, old;
@@ -330,6 +334,7 @@ procdesc_fork_spawn(pid_t *pidp, int *pidfdp)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	error = fk_raw_clone(CLONE_VFORK, pidp, pidfdp);
 	if (error == 0 && *pidp == 0) {
+		procdesc_child_register(cr);
 		for (sig = 1; sig < NSIG; sig++) {
 			if (sigaction(sig, NULL, &sa) == 0 &&
 			    sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)

@@ -5,19 +5,27 @@
  */
 
 /*
- * The public calls, and nothing else.  Each checks its arguments in
- * SPEC.md's order before anything is created, works through the registry,
- * sets errno once on failure and leaves it untouched on success.  The
- * pd_* workers return 0 or an errno value.
+ * The public calls, and nothing else.  Each checks its arguments in the
+ * order pdfork(3)'s ERRORS gives before anything is created, orchestrates
+ * the other files, sets errno once on failure and leaves it untouched on
+ * success.  The pd_* workers return 0 or an errno value.
+ *
+ * Any holder of a descriptor (the owner, a fork copy, a receiver of
+ * SCM_RIGHTS) reads the pid from its name and the exit from its record
+ * (descriptor.c); the owner alone also finds its children in the registry,
+ * for signals and stops while they run.
  */
 
-#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,9 +36,12 @@
 #pragma GCC visibility pop
 #include "procdesc_impl.h"
 #include "syscall.h"
+#include "guardian/protocol.h"
 
-#define	PD_WOPTS	(WNOHANG | WUNTRACED | WCONTINUED | WEXITED | WNOWAIT)
-#define	PD_WEVENTS	(WUNTRACED | WCONTINUED | WEXITED)
+#define	PDI_WOPTS	(WNOHANG | WUNTRACED | WCONTINUED | WEXITED | WNOWAIT)
+#define	PDI_WEVENTS	(WUNTRACED | WCONTINUED | WEXITED)
+#define	PDI_SIGMAX	128	/* FreeBSD's _SIG_MAXSIG. */
+#define	PDI_WCONTINUED	0xffff	/* What WIFCONTINUED() tests for. */
 
 static int
 pd_return(int error, int saved)
@@ -38,6 +49,48 @@ pd_return(int error, int saved)
 
 	errno = (error != 0) ? error : saved;
 	return (error != 0 ? -1 : 0);
+}
+
+/*
+ * Copy len bytes to a user pointer that may be bad: EFAULT instead of a
+ * crash.  process_vm_writev(2) on ourselves needs no privilege.
+ */
+static int
+pd_copyout(void *uaddr, const void *kaddr, size_t len)
+{
+	struct iovec local, remote;
+	ssize_t n;
+
+	if (uaddr == NULL)
+		return (EFAULT);
+	local.iov_base = (void *)(uintptr_t)kaddr;
+	local.iov_len = len;
+	remote.iov_base = uaddr;
+	remote.iov_len = len;
+	n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return (0);
+	if (n == -1 && errno != EFAULT) {
+		/* process_vm_writev forbidden (seccomp): plain store. */
+		memcpy(uaddr, kaddr, len);
+		return (0);
+	}
+	return (EFAULT);
+}
+
+/* A new descriptor id: random, so that nobody can squat its name. */
+static uint64_t
+pd_new_id(void)
+{
+	static _Atomic uint64_t seq;
+	struct timespec ts;
+	uint64_t id;
+
+	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
+		return (id);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^
+	    ((uint64_t)getpid() << 16) ^ ++seq);
 }
 
 /* Kill and reap a child that could not be registered. */
@@ -56,49 +109,122 @@ pd_dispose(int pidfd)
 	pthread_mutex_unlock(&procdesc_mtx);
 }
 
+/* A guardian with room, and a socketpair for the new descriptor. */
+static int
+pd_prepare(int sv[2], int *gidxp, int *ctlp)
+{
+	int error;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		return (errno);
+	pthread_mutex_lock(&procdesc_mtx);
+	error = procdesc_guardian_pick(gidxp, ctlp);
+	pthread_mutex_unlock(&procdesc_mtx);
+	if (error != 0) {
+		close(sv[0]);
+		close(sv[1]);
+	}
+	return (error);
+}
+
+/*
+ * The parent's half of registering its new child (which registered
+ * itself with the guardian): name the descriptor, wait for the guardian's
+ * answer, file the child, then let it run.  Nothing may fail after the
+ * child was told to go.
+ */
+static int
+pd_adopt(const struct procdesc_childreq *cr, int gidx, pid_t pid,
+    int pidfd, int pdflags)
+{
+	struct procdesc *pd;
+	int error;
+
+	if ((error = procdesc_desc_bind(cr->cr_a, pid, pidfd, cr->cr_id)) != 0)
+		return (error);
+	if ((pdflags & PD_CLOEXEC) == 0 && fcntl(cr->cr_a, F_SETFD, 0) == -1)
+		return (errno);
+	if ((pd = calloc(1, sizeof(*pd))) == NULL)
+		return (ENOMEM);
+	pd->pd_id = cr->cr_id;
+	pd->pd_pid = pid;
+	pd->pd_flags = pdflags;
+	pd->pd_guardian = gidx;
+	error = procdesc_guardian_ack(cr->cr_a);
+	pthread_mutex_lock(&procdesc_mtx);
+	if (error == ETIMEDOUT)
+		procdesc_guardian_stalled(gidx);
+	if (error == 0 && (error = procdesc_insert(pd)) == 0) {
+		procdesc_guardian_hold(gidx, 1);
+		procdesc_watchdog_kick();
+	}
+	procdesc_guardian_release(gidx);
+	pthread_mutex_unlock(&procdesc_mtx);
+	if (error != 0) {
+		free(pd);
+		return (error == ETIMEDOUT ? EAGAIN : error);
+	}
+	if (!cr->cr_spawn)
+		procdesc_guardian_go(cr->cr_a);
+	return (0);
+}
+
 /*
  * pdfork and pdrfork; spawn for RFSPAWN, whose parent resumes once the
- * child has exec'd or exited.  An fd slot is reserved before the clone, so
- * that registering the child (the guardian needs a pidfd of its own)
- * cannot fail with EMFILE once it runs.
+ * child has exec'd or exited.  The child registers itself with a guardian
+ * before it runs any code of the application (fork.c): if the owner is
+ * killed at any moment, the child is either guarded, so the death of the
+ * owner's copy of the descriptor kills it, or it _exits unguarded.
  */
 static int
 pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 {
+	struct procdesc_childreq cr;
 	pid_t pid;
-	int error, pidfd, resv;
+	int sv[2], error, gidx, pidfd;
 
 	if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
 		return (EINVAL);
 	if ((error = procdesc_kernel_ok()) != 0 ||
 	    (error = procdesc_watchdog_start()) != 0 ||
-	    (error = procdesc_helper_start()) != 0)
+	    (error = pd_prepare(sv, &gidx, &cr.cr_ctl)) != 0)
 		return (error);
-	if ((resv = eventfd(0, EFD_CLOEXEC)) == -1)
-		return (errno);
-	error = spawn ? procdesc_fork_spawn(&pid, &pidfd) :
-	    procdesc_fork_clone(&pid, &pidfd);
-	close(resv);
-	if (error != 0)
-		return (error);
-	if ((*pidp = pid) == 0)
+	cr.cr_a = sv[0];
+	cr.cr_b = sv[1];
+	cr.cr_flags = (uint32_t)pdflags | PG_CHILD;
+	cr.cr_spawn = spawn;
+	cr.cr_id = pd_new_id();
+	error = spawn ? procdesc_fork_spawn(&cr, &pid, &pidfd) :
+	    procdesc_fork_clone(&cr, &pid, &pidfd);
+	if (error == 0 && pid == 0) {
+		*pidp = 0;		/* The child: A and B are closed. */
 		return (0);
-	if ((pdflags & PD_CLOEXEC) == 0 && fcntl(pidfd, F_SETFD, 0) == -1)
-		error = errno;
-	if (error == 0)
-		error = procdesc_new(pid, pidfd, pdflags, true);
-	if (error != 0) {
+	}
+	/* Only the guardian holds B now; if it has not, A sees EOF. */
+	close(sv[1]);
+	if (error == 0 && (error = pd_adopt(&cr, gidx, pid, pidfd,
+	    pdflags)) != 0)
 		pd_dispose(pidfd);
+	else if (error == 0)
+		close(pidfd);
+	else {
+		pthread_mutex_lock(&procdesc_mtx);
+		procdesc_guardian_release(gidx);
+		pthread_mutex_unlock(&procdesc_mtx);
+	}
+	if (error != 0) {
+		close(sv[0]);
 		return (error);
 	}
 	/*
 	 * FreeBSD's child runs on when the copy-out fails.  Closing the only
 	 * descriptor then kills it unless PD_DAEMON: nothing leaks.
 	 */
-	if (procdesc_copyout(fdp, &pidfd, sizeof(pidfd)) != 0) {
-		close(pidfd);
+	if (pd_copyout(fdp, &sv[0], sizeof(sv[0])) != 0) {
+		close(sv[0]);
 		return (EFAULT);
 	}
+	*pidp = pid;
 	return (0);
 }
 
@@ -136,33 +262,40 @@ pdrfork(int *fdp, int pdflags, int rfflags)
 	return (pid);
 }
 
-/* Identify fd for a call whose "not a descriptor" error is EBADF. */
+/*
+ * Identify fd: its name.  notpd: the error for an open fd that is not a
+ * process descriptor (EBADF for pdgetpid and pdkill, EINVAL for the rest).
+ */
 static int
-pd_ident_badf(int fd, uint64_t *keyp)
+pd_ident(int fd, int notpd, struct procdesc_name *np)
 {
 	int error;
 
-	error = procdesc_ident(fd, keyp);
-	return (error == EINVAL ? EBADF : error);
+	if ((error = procdesc_kernel_ok()) != 0)
+		return (error);
+	error = procdesc_desc_name(fd, np);
+	return (error == EINVAL ? notpd : error);
+}
+
+/* The owner's entry for descriptor np, if it is one of our children. */
+static struct procdesc *
+pd_mine(const struct procdesc_name *np)
+{
+	struct procdesc *pd;
+
+	pd = procdesc_find_id(np->pn_id);
+	return (pd != NULL && pd->pd_pid == np->pn_pid ? pd : NULL);
 }
 
 static int
 pd_getpid(int fd, pid_t *pidp)
 {
-	struct procdesc *pd;
-	uint64_t key;
-	pid_t pid;
+	struct procdesc_name n;
 	int error;
 
-	if ((error = pd_ident_badf(fd, &key)) != 0)
+	if ((error = pd_ident(fd, EBADF, &n)) != 0)
 		return (error);
-	pthread_mutex_lock(&procdesc_mtx);
-	pd = procdesc_find(key);
-	pid = (pd != NULL) ? pd->pd_pid : 0;
-	pthread_mutex_unlock(&procdesc_mtx);
-	if (pd == NULL && (error = procdesc_kernel_pid(fd, &pid)) != 0)
-		return (error);
-	return (procdesc_copyout(pidp, &pid, sizeof(pid)));
+	return (pd_copyout(pidp, &n.pn_pid, sizeof(n.pn_pid)));
 }
 
 int
@@ -174,29 +307,40 @@ pdgetpid(int fd, pid_t *pidp)
 	return (pd_return(pd_getpid(fd, pidp), saved));
 }
 
+/*
+ * The owner signals its unreaped child by pid under procdesc_mtx, which the
+ * reaper holds to reap: the pid cannot be recycled meanwhile.  Anyone else
+ * goes through a pidfd checked against the name.  A child that has exited
+ * takes no signal: 0 (FreeBSD 16).
+ */
 static int
 pd_kill(int fd, int signum)
 {
+	struct procdesc_name n;
 	struct procdesc *pd;
-	uint64_t key;
-	bool reaped;
-	int error;
+	struct pg_msg m;
+	int error, pidfd;
 
-	if (signum < 0 || signum > 128)
+	if (signum < 0 || signum > PDI_SIGMAX)
 		return (EINVAL);
-	if ((error = pd_ident_badf(fd, &key)) != 0)
+	if ((error = pd_ident(fd, EBADF, &n)) != 0)
 		return (error);
 	pthread_mutex_lock(&procdesc_mtx);
-	pd = procdesc_find(key);
-	reaped = (pd != NULL && pd->pd_state == PDS_REAPED);
-	pthread_mutex_unlock(&procdesc_mtx);
-	if (reaped)
-		return (0);
-	if (sys_pidfd_send_signal(fd, signum) == -1) {
-		/* Exited: a no-op while the descriptor is open (FreeBSD 16). */
-		return (errno == ESRCH ? 0 : errno);
+	if ((pd = pd_mine(&n)) != NULL) {
+		error = 0;
+		if (!pd->pd_reaped && kill(pd->pd_pid, signum) == -1)
+			error = errno;
+		pthread_mutex_unlock(&procdesc_mtx);
+		return (error);
 	}
-	return (0);
+	pthread_mutex_unlock(&procdesc_mtx);
+	if (procdesc_desc_record(fd, &m) != EAGAIN)
+		return (0);
+	if ((error = procdesc_desc_pidfd(&n, &pidfd)) != 0)
+		return (error == ESRCH ? 0 : error);
+	error = sys_pidfd_send_signal(pidfd, signum) == -1 ? errno : 0;
+	close(pidfd);
+	return (error == ESRCH ? 0 : error);
 }
 
 int
@@ -208,167 +352,175 @@ pdkill(int fd, int signum)
 	return (pd_return(pd_kill(fd, signum), saved));
 }
 
-/*
- * pdwait in a process that is not the parent (a fork copy, a receiver of
- * SCM_RIGHTS, pdopenpid): the kernel keeps the exit status for any holder
- * since Linux 6.15 (PIDFD_INFO_EXIT); it has no rusage to give.  Between
- * the exit and the parent's reap there is nothing to read and nothing to
- * wait on but the clock: sleep 1 ms at a time then.
- */
+/* The waitpid(2)-style status word of a waitid(2) siginfo. */
 static int
-pd_wait_other(int fd, pid_t pid, int options, siginfo_t *si)
+pd_wstatus(const siginfo_t *si)
 {
-	struct timespec ms = { 0, 1000 * 1000 };
-	struct pollfd pfd;
-	int error;
+
+	switch (si->si_code) {
+	case CLD_EXITED:
+		return (W_EXITCODE(si->si_status & 0xff, 0));
+	case CLD_KILLED:
+		return (W_EXITCODE(0, si->si_status));
+	case CLD_DUMPED:
+		return (W_EXITCODE(0, si->si_status) | WCOREFLAG);
+	case CLD_STOPPED:
+	case CLD_TRAPPED:
+		return (W_STOPCODE(si->si_status));
+	case CLD_CONTINUED:
+		return (PDI_WCONTINUED);
+	default:
+		return (0);
+	}
+}
+
+/* What an exit means to pdwait's options. */
+static int
+pd_exit_result(int options)
+{
 
 	if ((options & WEXITED) == 0)
 		return ((options & WNOHANG) != 0 ? EAGAIN : ECHILD);
-	for (;;) {
-		if ((error = procdesc_exit_info(fd, pid, si)) != EAGAIN)
-			return (error);
-		if ((options & WNOHANG) != 0)
-			return (EAGAIN);
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		if (poll(&pfd, 1, -1) == -1)
-			return (errno);
-		if ((pfd.revents & POLLHUP) == 0 &&
-		    nanosleep(&ms, NULL) == -1)
-			return (errno);
-	}
-}
-
-/*
- * Wait for the watchdog to reap the child of key (a kick), 100 ms at a
- * time; procdesc_mtx held.  Somebody else may have reaped it: the
- * application's waitpid(-1, __WALL), or the kernel where SIGCHLD is
- * ignored and the child exec'd (exec makes the exit signal SIGCHLD).
- * Then the kernel no longer knows the pid (fdinfo "Pid: -1") while the
- * entry still says running: file what the kernel kept (PIDFD_INFO_EXIT,
- * Linux 6.15, no rusage), or that the status is lost (si_signo 0, pdwait
- * gives ECHILD as waitpid would), and return 1.
- */
-static int
-pd_wait_reap(int fd, uint64_t key)
-{
-	struct procdesc *pd;
-	struct timespec ts;
-	struct rusage ru;
-	siginfo_t si;
-	pid_t pid;
-
-	procdesc_watchdog_deadline(&ts);
-	/*
-	 * Look again after a timeout too: the watchdog may have filed the
-	 * status (or the last close freed the entry) before the relock.
-	 */
-	if (pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx, &ts) == 0 ||
-	    (pd = procdesc_find(key)) == NULL || pd->pd_state != PDS_RUNNING)
-		return (0);
-	if (procdesc_kernel_pid(fd, &pid) != ESRCH)
-		return (0);
-	if (procdesc_exit_info(fd, pd->pd_pid, &si) != 0)
-		memset(&si, 0, sizeof(si));
-	memset(&ru, 0, sizeof(ru));
-	procdesc_exit(pd, &si, &ru);
-	return (1);
-}
-
-/*
- * Block until the child of key has an event for options: exit through
- * poll (readable at exit; the watchdog reaps right after), stop and
- * continue through waitid(WNOWAIT).  Interrupted by a signal: EINTR.
- */
-static int
-pd_block(int fd, uint64_t key, int options)
-{
-	struct procdesc *pd;
-	struct pollfd pfd;
-	siginfo_t si;
-
-	memset(&si, 0, sizeof(si));
-	if ((options & (WUNTRACED | WCONTINUED)) != 0) {
-		/* Only the events asked for: another would wake us for ever. */
-		if (sys_waitid(P_PIDFD, fd, &si, WEXITED | (options &
-		    (WSTOPPED | WCONTINUED)) | WNOWAIT | __WALL, NULL) == -1)
-			return (errno == ECHILD ? 0 : errno);
-		if (si.si_code == CLD_STOPPED || si.si_code == CLD_CONTINUED ||
-		    si.si_code == CLD_TRAPPED)
-			return (0);
-	} else {
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		if (poll(&pfd, 1, -1) == -1)
-			return (errno);
-	}
-	/* Exited: the watchdog reaps it in a moment. */
-	pthread_mutex_lock(&procdesc_mtx);
-	while ((pd = procdesc_find(key)) != NULL &&
-	    pd->pd_state == PDS_RUNNING) {
-		if (pd_wait_reap(fd, key) != 0)
-			break;
-	}
-	pthread_mutex_unlock(&procdesc_mtx);
 	return (0);
 }
 
 /*
- * WNOHANG: the child has exited but the watchdog has not reaped it yet
- * (the pidfd is readable, POLLHUP not yet raised).  There is something to
- * report, so wait the moment it takes rather than fail with EAGAIN.
+ * The owner's view of its child for pdwait: a status kept because the
+ * guardian died (1), a stop or continue event (1), or nothing (0, and
+ * *runningp says whether the child is still ours and unreaped).  A child
+ * somebody else reaped shows as a record while its entry is still here:
+ * forget the entry.
  */
-static bool
-pd_exited(int fd, int options)
+static int
+pd_wait_owner(const struct procdesc_name *np, int options, bool recorded,
+    siginfo_t *si, struct rusage *ru, bool *runningp)
+{
+	struct procdesc *pd;
+	int r;
+
+	*runningp = false;
+	pthread_mutex_lock(&procdesc_mtx);
+	r = 0;
+	if ((pd = pd_mine(np)) != NULL && pd->pd_reaped) {
+		*si = pd->pd_si;
+		*ru = pd->pd_ru;
+		r = 1;
+	} else if (pd != NULL && recorded && !pd->pd_lost) {
+		procdesc_guardian_hold(pd->pd_guardian, -1);
+		procdesc_remove(pd);
+	} else if (pd != NULL) {
+		*runningp = true;
+		if ((options & (WUNTRACED | WCONTINUED)) != 0) {
+			memset(si, 0, sizeof(*si));
+			if (sys_waitid(P_PID, pd->pd_pid, si, (options &
+			    (WSTOPPED | WCONTINUED | WNOWAIT)) | WNOHANG |
+			    __WALL, ru) == 0 && si->si_pid != 0)
+				r = 1;
+		}
+	}
+	pthread_mutex_unlock(&procdesc_mtx);
+	return (r);
+}
+
+/*
+ * Block until the owner's child np stops or continues, as options ask, or
+ * exits: waitid(WNOWAIT) on a pidfd made while the child is unreaped.
+ */
+static int
+pd_block_stop(const struct procdesc_name *np, int options)
+{
+	struct procdesc *pd;
+	siginfo_t si;
+	int error, pidfd;
+
+	pidfd = -1;
+	pthread_mutex_lock(&procdesc_mtx);
+	if ((pd = pd_mine(np)) != NULL && !pd->pd_reaped)
+		pidfd = sys_pidfd_open(pd->pd_pid, 0);
+	pthread_mutex_unlock(&procdesc_mtx);
+	if (pidfd == -1)
+		return (0);
+	memset(&si, 0, sizeof(si));
+	error = 0;
+	if (sys_waitid(P_PIDFD, pidfd, &si, WEXITED | (options &
+	    (WSTOPPED | WCONTINUED)) | WNOWAIT | __WALL, NULL) == -1 &&
+	    errno != ECHILD)
+		error = errno;
+	close(pidfd);
+	if (error == 0 && si.si_code != CLD_STOPPED &&
+	    si.si_code != CLD_CONTINUED && si.si_code != CLD_TRAPPED)
+		error = -1;		/* It exited: wait for the record. */
+	return (error);
+}
+
+/* Block until the descriptor has its record (or a hang-up). */
+static int
+pd_block(int fd)
 {
 	struct pollfd pfd;
 
-	if ((options & WEXITED) == 0)
-		return (false);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
-	return (poll(&pfd, 1, 0) == 1);
+	return (poll(&pfd, 1, -1) == -1 ? errno : 0);
+}
+
+/* Until the reaper has the status of a child whose guardian died. */
+static void
+pd_wait_lost(const struct procdesc_name *np)
+{
+	struct procdesc *pd;
+	struct timespec ts;
+
+	pthread_mutex_lock(&procdesc_mtx);
+	while ((pd = pd_mine(np)) != NULL && !pd->pd_reaped) {
+		procdesc_watchdog_deadline(&ts);
+		(void)pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx, &ts);
+	}
+	pthread_mutex_unlock(&procdesc_mtx);
 }
 
 /* The event pdwait reports, in *si and *ru. */
 static int
-pd_wait_event(int fd, uint64_t key, int options, siginfo_t *si,
-    struct rusage *ru)
+pd_wait_event(int fd, const struct procdesc_name *np, int options,
+    siginfo_t *si, struct rusage *ru)
 {
-	struct procdesc *pd;
-	pid_t pid;
+	struct pg_msg m;
+	bool running;
 	int error;
 
 	for (;;) {
-		pthread_mutex_lock(&procdesc_mtx);
-		if ((pd = procdesc_find(key)) != NULL &&
-		    pd->pd_state == PDS_REAPED) {
-			*si = pd->pd_si;
-			*ru = pd->pd_ru;
-			pthread_mutex_unlock(&procdesc_mtx);
-			if ((options & WEXITED) == 0)
-				return ((options & WNOHANG) != 0 ?
-				    EAGAIN : ECHILD);
-			return (si->si_signo != 0 ? 0 : ECHILD);
-		}
-		if (pd == NULL || !procdesc_mine(pd)) {
-			pid = (pd != NULL) ? pd->pd_pid : 0;
-			pthread_mutex_unlock(&procdesc_mtx);
-			if (pid == 0)
-				(void)procdesc_kernel_pid(fd, &pid);
-			return (pd_wait_other(fd, pid, options, si));
-		}
-		pthread_mutex_unlock(&procdesc_mtx);
-		if ((options & (WUNTRACED | WCONTINUED)) != 0) {
+		error = procdesc_desc_record(fd, &m);
+		if (pd_wait_owner(np, options, error == 0, si, ru,
+		    &running) != 0)
+			return (si->si_code == CLD_STOPPED ||
+			    si->si_code == CLD_CONTINUED ||
+			    si->si_code == CLD_TRAPPED ? 0 :
+			    pd_exit_result(options));
+		if (error == 0) {
 			memset(si, 0, sizeof(*si));
-			if (sys_waitid(P_PIDFD, fd, si, (options &
-			    (WSTOPPED | WCONTINUED | WNOWAIT)) | WNOHANG |
-			    __WALL, ru) == 0 && si->si_pid != 0)
-				return (0);
+			si->si_signo = SIGCHLD;
+			si->si_pid = np->pn_pid;
+			si->si_code = m.pm_code;
+			si->si_status = m.pm_status;
+			*ru = m.pm_ru;
+			if (m.pm_code == 0)
+				return (ECHILD);	/* The status is lost. */
+			return (pd_exit_result(options));
 		}
-		if ((options & WNOHANG) != 0 && !pd_exited(fd, options))
+		if (error == ECHILD && running) {
+			pd_wait_lost(np);	/* The guardian died. */
+			continue;
+		}
+		if (error != EAGAIN)
+			return (error);
+		if ((options & WNOHANG) != 0)
 			return (EAGAIN);
-		if ((error = pd_block(fd, key, options)) != 0)
+		error = -1;
+		if (running && (options & (WUNTRACED | WCONTINUED)) != 0)
+			error = pd_block_stop(np, options);
+		if (error == -1)
+			error = pd_block(fd);
+		if (error != 0)
 			return (error);
 	}
 }
@@ -377,29 +529,29 @@ static int
 pd_wait(int fd, int *status, int options, struct __wrusage *wrusage,
     siginfo_t *info)
 {
+	struct procdesc_name n;
 	struct __wrusage wru;
 	siginfo_t si;
-	uint64_t key;
 	int error, st;
 
-	if ((options & ~PD_WOPTS) != 0 || (options & PD_WEVENTS) == 0)
+	if ((options & ~PDI_WOPTS) != 0 || (options & PDI_WEVENTS) == 0)
 		return (EINVAL);
-	if ((error = procdesc_ident(fd, &key)) != 0)
+	if ((error = pd_ident(fd, EINVAL, &n)) != 0)
 		return (error);
 	memset(&wru, 0, sizeof(wru));
 	memset(&si, 0, sizeof(si));
-	if ((error = pd_wait_event(fd, key, options, &si,
+	if ((error = pd_wait_event(fd, &n, options, &si,
 	    &wru.wru_self)) != 0)
 		return (error);
-	st = procdesc_wstatus(&si);
+	st = pd_wstatus(&si);
 	if (status != NULL &&
-	    (error = procdesc_copyout(status, &st, sizeof(st))) != 0)
+	    (error = pd_copyout(status, &st, sizeof(st))) != 0)
 		return (error);
 	if (wrusage != NULL &&
-	    (error = procdesc_copyout(wrusage, &wru, sizeof(wru))) != 0)
+	    (error = pd_copyout(wrusage, &wru, sizeof(wru))) != 0)
 		return (error);
 	if (info != NULL)
-		error = procdesc_copyout(info, &si, sizeof(si));
+		error = pd_copyout(info, &si, sizeof(si));
 	return (error);
 }
 
@@ -415,13 +567,15 @@ pdwait(int fd, int *status, int options, struct __wrusage *wrusage,
 
 /*
  * A descriptor for a process we did not create.  FreeBSD 16 semantics:
- * the last close kills it unless PD_DAEMON.
+ * the last close kills it unless PD_DAEMON.  The owner hands the guardian
+ * the process itself; the guardian records its exit from the pidfd.
  */
 static int
 pd_openpid(pid_t pid, int pdflags, int *fdp)
 {
 	struct pollfd pfd;
-	int error, fd;
+	uint64_t id;
+	int sv[2], error, gidx, ctl, pidfd;
 
 	if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
 		return (EINVAL);
@@ -430,24 +584,39 @@ pd_openpid(pid_t pid, int pdflags, int *fdp)
 	if ((error = procdesc_kernel_ok()) != 0 ||
 	    (error = procdesc_watchdog_start()) != 0)
 		return (error);
-	if ((fd = sys_pidfd_open(pid, 0)) == -1)
-		return (errno == EINVAL ? ESRCH : errno);
-	pfd.fd = fd;
+	if ((pidfd = sys_pidfd_open(pid, 0)) == -1)
+		return (errno == EINVAL || errno == ENOENT ? ESRCH : errno);
+	pfd.fd = pidfd;
 	pfd.events = POLLIN;
 	if (poll(&pfd, 1, 0) == 1) {
-		/* A zombie or exiting. */
-		close(fd);
-		return (EBUSY);
+		close(pidfd);
+		return (EBUSY);		/* A zombie or exiting. */
 	}
-	if ((pdflags & PD_CLOEXEC) == 0 && fcntl(fd, F_SETFD, 0) == -1)
-		error = errno;
-	if (error == 0)
-		error = procdesc_new(pid, fd, pdflags, false);
-	if (error != 0) {
-		close(fd);
+	if ((error = pd_prepare(sv, &gidx, &ctl)) != 0) {
+		close(pidfd);
 		return (error);
 	}
-	*fdp = fd;
+	id = pd_new_id();
+	if ((error = procdesc_desc_bind(sv[0], pid, pidfd, id)) == 0)
+		error = procdesc_guardian_send(ctl, id, pid, pdflags, sv[1],
+		    pidfd);
+	close(sv[1]);
+	close(pidfd);
+	if (error == 0)
+		error = procdesc_guardian_ack(sv[0]);
+	pthread_mutex_lock(&procdesc_mtx);
+	if (error == ETIMEDOUT)
+		procdesc_guardian_stalled(gidx);
+	procdesc_guardian_release(gidx);
+	pthread_mutex_unlock(&procdesc_mtx);
+	if (error == 0 && (pdflags & PD_CLOEXEC) == 0 &&
+	    fcntl(sv[0], F_SETFD, 0) == -1)
+		error = errno;
+	if (error != 0) {
+		close(sv[0]);
+		return (error == ETIMEDOUT ? EAGAIN : error);
+	}
+	*fdp = sv[0];
 	return (0);
 }
 
@@ -467,16 +636,19 @@ pdopenpid(pid_t pid, int pdflags)
 static int
 pd_dupfd(int fd, int remotefd, int flags, int *newfdp)
 {
-	uint64_t key;
-	int error;
+	struct procdesc_name n;
+	int error, pidfd;
 
 	if (flags != 0)
 		return (EINVAL);
-	if ((error = procdesc_ident(fd, &key)) != 0)
+	if ((error = pd_ident(fd, EINVAL, &n)) != 0)
 		return (error);
-	if ((*newfdp = sys_pidfd_getfd(fd, remotefd, 0)) == -1)
-		return (errno);
-	return (0);
+	if ((error = procdesc_desc_pidfd(&n, &pidfd)) != 0)
+		return (error);
+	if ((*newfdp = sys_pidfd_getfd(pidfd, remotefd, 0)) == -1)
+		error = errno;
+	close(pidfd);
+	return (error);
 }
 
 int

@@ -7,13 +7,20 @@
 /*
  * Private interfaces between the library's files (style(9)'s "extern.h").
  *
- * Data path: pdfork (procdesc.c) -> fork machinery (fork.c) -> registry
- * (registry.c) -> watchdog thread (watchdog.c, reaps) and guardian helper
- * process (helper.c, kills on last close).  Nothing calls back up.
+ * Every call points down:
+ *
+ *	procdesc.c (public calls) -- orchestrates
+ *	  |-- fork.c             glibc's fork with its clone trapped
+ *	  |-- guardian_client.c  talks to procdesc-guardian; never touches
+ *	  |                      the registry
+ *	  |-- watchdog.c         the reaper thread: reaps, reports into the
+ *	  |                      registry, asks the client to send PG_EXITED
+ *	  |-- descriptor.c       what the kernel says of a descriptor/pidfd
+ *	  `-- registry.c         a plain table: no system call, no call out
  *
  * Lock order: procdesc_fork_mtx (fork.c) before procdesc_mtx (registry.c).
- * procdesc_mtx guards the registry, every struct procdesc field marked (l)
- * and the watchdog/guardian state in watchdog.c and helper.c.
+ * procdesc_mtx guards the registry, every struct procdesc field marked (l),
+ * the watchdog's state and the guardian table.
  */
 
 #ifndef _PROCDESC_IMPL_H_
@@ -30,88 +37,113 @@
 
 #define	PROCDESC_HIDDEN	__attribute__((visibility("hidden")))
 
-/* Keys of descriptors before pidfs (registry.c, procdesc_ident()). */
-#define	PD_KEY_LOCK	(1ULL << 63)	/* | offset of the close-kill lock. */
-#define	PD_KEY_FOREIGN	(1ULL << 62)	/* A pidfd not made by us. */
+/*
+ * Code that runs inside glibc's fork(), where a thread sanitizer holds its
+ * own locks (its fork handler): not instrumented, and calling nothing a
+ * sanitizer intercepts (no memset or memcpy; compat/syscall.h's raw
+ * wrappers only).
+ */
+#if __has_attribute(disable_sanitizer_instrumentation)
+#define	PROCDESC_NOSAN	__attribute__((disable_sanitizer_instrumentation))
+#else
+#define	PROCDESC_NOSAN	__attribute__((no_sanitize("thread")))
+#endif
 
-/* States of a child. */
-#define	PDS_RUNNING	0	/* Not yet reaped. */
-#define	PDS_REAPED	1	/* Reaped; pd_status and pd_ru are valid. */
+struct pg_msg;
 
 /*
- * One child created by this process (or inherited in a fork copy).
+ * One pdfork child of this process, from pdfork until its reap (or, if its
+ * guardian died, until the process exits: nobody can tell the last close
+ * any more).
  *
- * Locking key: (c) constant after procdesc_new(), (l) procdesc_mtx.
+ * Locking key: (c) constant after procdesc_insert(), (l) procdesc_mtx.
  */
 struct procdesc {
-	struct procdesc	*pd_next;	/* (l) Chain by key. */
-	struct procdesc	*pd_pnext;	/* (l) Chain by pid, while unreaped. */
-	uint64_t	 pd_key;	/* (c) Identity of any copy. */
-	pid_t		 pd_pid;	/* (c) Pid at creation. */
-	pid_t		 pd_owner;	/* (c) The process that created it. */
+	struct procdesc	*pd_pnext;	/* (l) Chain by pid. */
+	struct procdesc	*pd_inext;	/* (l) Chain by id. */
+	uint64_t	 pd_id;		/* (c) The descriptor's id. */
+	pid_t		 pd_pid;	/* (c) */
 	int		 pd_flags;	/* (c) PD_* given at creation. */
-	off_t		 pd_off;	/* (c) Byte of the close-kill lock. */
-	int		 pd_state;	/* (l) PDS_*. */
-	bool		 pd_parent;	/* (c) pd_owner is the parent. */
-	bool		 pd_closed;	/* (l) The last descriptor is gone. */
-	siginfo_t	 pd_si;		/* (l) Exit siginfo once reaped. */
-	struct rusage	 pd_ru;		/* (l) Exit rusage once reaped. */
+	int		 pd_guardian;	/* (c) Index in the guardian table. */
+	bool		 pd_lost;	/* (l) Its guardian died. */
+	bool		 pd_reaped;	/* (l) pd_si and pd_ru are valid. */
+	siginfo_t	 pd_si;		/* (l) Exit, once reaped (lost only). */
+	struct rusage	 pd_ru;		/* (l) */
+};
+
+/* What a descriptor's name says (descriptor.c). */
+struct procdesc_name {
+	pid_t		 pn_pid;
+	char		 pn_kind;	/* 'i': pidfs inode, 't': start time. */
+	uint64_t	 pn_tag;
+	uint64_t	 pn_id;
+};
+
+/*
+ * What the new child needs to register itself with its guardian before it
+ * runs any code of the application (guardian_client.c).
+ */
+struct procdesc_childreq {
+	int		 cr_ctl;	/* The guardian's control socket. */
+	int		 cr_a;		/* The user's descriptor. */
+	int		 cr_b;		/* Its peer, for the guardian. */
+	uint32_t	 cr_flags;	/* PD_* | PG_CHILD. */
+	bool		 cr_spawn;	/* RFSPAWN: the parent is held. */
+	uint64_t	 cr_id;
 };
 
 extern pthread_mutex_t procdesc_mtx PROCDESC_HIDDEN;
 extern pthread_cond_t procdesc_cv PROCDESC_HIDDEN;
 
-/* registry.c: the descriptor objects. */
-int	procdesc_ident(int fd, uint64_t *keyp) PROCDESC_HIDDEN;
-int	procdesc_kernel_pid(int fd, pid_t *pidp) PROCDESC_HIDDEN;
-int	procdesc_new(pid_t pid, int pidfd, int flags, bool parent)
-	    PROCDESC_HIDDEN;
-struct procdesc *procdesc_find(uint64_t key) PROCDESC_HIDDEN;
+/* registry.c: the children, by pid and by id; procdesc_mtx held. */
+int	procdesc_insert(struct procdesc *pd) PROCDESC_HIDDEN;
+void	procdesc_remove(struct procdesc *pd) PROCDESC_HIDDEN;
 struct procdesc *procdesc_find_pid(pid_t pid) PROCDESC_HIDDEN;
-bool	procdesc_mine(const struct procdesc *pd) PROCDESC_HIDDEN;
-void	procdesc_exit(struct procdesc *pd, const siginfo_t *si,
-	    const struct rusage *ru) PROCDESC_HIDDEN;
-void	procdesc_close(uint64_t key, off_t off) PROCDESC_HIDDEN;
+struct procdesc *procdesc_find_id(uint64_t id) PROCDESC_HIDDEN;
 void	procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
 	    PROCDESC_HIDDEN;
-int	procdesc_copyout(void *uaddr, const void *kaddr, size_t len)
-	    PROCDESC_HIDDEN;
-int	procdesc_wstatus(const siginfo_t *si) PROCDESC_HIDDEN;
-int	procdesc_exit_info(int fd, pid_t pid, siginfo_t *si) PROCDESC_HIDDEN;
+size_t	procdesc_count(void) PROCDESC_HIDDEN;
 void	procdesc_registry_child(void) PROCDESC_HIDDEN;
+
+/* descriptor.c: kernel facts about a descriptor or a pidfd. */
+int	procdesc_desc_name(int fd, struct procdesc_name *np) PROCDESC_HIDDEN;
+int	procdesc_desc_bind(int a, pid_t pid, int pidfd, uint64_t id)
+	    PROCDESC_HIDDEN;
+int	procdesc_desc_pidfd(const struct procdesc_name *np, int *pidfdp)
+	    PROCDESC_HIDDEN;
+int	procdesc_desc_record(int fd, struct pg_msg *m) PROCDESC_HIDDEN;
+int	procdesc_pidfd_pid(int pidfd, pid_t *pidp) PROCDESC_HIDDEN;
 
 /* kernel.c: what the kernel must have. */
 int	procdesc_kernel_ok(void) PROCDESC_HIDDEN;
 
-/* watchdog.c: the reaping thread, started on first use. */
+/* watchdog.c: the reaper thread, started on first use. */
 int	procdesc_watchdog_start(void) PROCDESC_HIDDEN;
 void	procdesc_watchdog_kick(void) PROCDESC_HIDDEN;
 void	procdesc_watchdog_deadline(struct timespec *ts) PROCDESC_HIDDEN;
 void	procdesc_watchdog_child(void) PROCDESC_HIDDEN;
 
-/* helper.c: the guardian process that kills on last close. */
-int	procdesc_helper_start(void) PROCDESC_HIDDEN;
-int	procdesc_helper_guard(pid_t pid, int flags, uint64_t key, off_t off)
-	    PROCDESC_HIDDEN;
-void	procdesc_helper_drain(void) PROCDESC_HIDDEN;
-void	procdesc_helper_child(void) PROCDESC_HIDDEN;
+/* guardian_client.c: the guardians; procdesc_mtx held unless said. */
+int	procdesc_guardian_pick(int *idxp, int *sockp) PROCDESC_HIDDEN;
+void	procdesc_guardian_hold(int idx, int delta) PROCDESC_HIDDEN;
+int	procdesc_guardian_find_pid(pid_t pid) PROCDESC_HIDDEN;
+void	procdesc_guardian_died(int idx) PROCDESC_HIDDEN;
+void	procdesc_guardian_stalled(int idx) PROCDESC_HIDDEN;
+int	procdesc_guardian_exited(int idx, const struct procdesc *pd,
+	    const siginfo_t *si, const struct rusage *ru) PROCDESC_HIDDEN;
+int	procdesc_guardian_send(int sock, uint64_t id, pid_t pid, int flags,
+	    int b, int pidfd) PROCDESC_HIDDEN;
+int	procdesc_guardian_ack(int a) PROCDESC_HIDDEN;
+void	procdesc_guardian_go(int a) PROCDESC_HIDDEN;
+void	procdesc_guardian_release(int idx) PROCDESC_HIDDEN;
+void	procdesc_guardian_child(void) PROCDESC_HIDDEN;
+void	procdesc_child_register(const struct procdesc_childreq *cr)
+	    PROCDESC_HIDDEN PROCDESC_NOSAN;
 
 /* fork.c: glibc's fork() with its clone turned into clone3(CLONE_PIDFD). */
-int	procdesc_fork_clone(pid_t *pidp, int *pidfdp)
-	    PROCDESC_HIDDEN;
-int	procdesc_fork_spawn(pid_t *pidp, int *pidfdp) PROCDESC_HIDDEN;
-
-/* Messages between the library and procdesc-guardian. */
-#define	PROCDESC_MSG_GUARD	1	/* Library: guard this child. */
-#define	PROCDESC_MSG_CLOSED	2	/* Guardian: last close seen. */
-
-struct procdesc_msg {
-	uint32_t	pm_op;		/* PROCDESC_MSG_*. */
-	int32_t		pm_pid;
-	uint32_t	pm_flags;	/* PD_* of the child. */
-	uint32_t	pm_pad;
-	uint64_t	pm_key;
-	int64_t		pm_off;
-};
+int	procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
+	    int *pidfdp) PROCDESC_HIDDEN;
+int	procdesc_fork_spawn(const struct procdesc_childreq *cr, pid_t *pidp,
+	    int *pidfdp) PROCDESC_HIDDEN;
 
 #endif /* !_PROCDESC_IMPL_H_ */

@@ -5,19 +5,22 @@
  */
 
 /*
- * The watchdog: the library's only thread in the owner.  It reaps every
- * child as soon as it exits, so that the descriptor reports POLLHUP as on
- * FreeBSD and no zombie is left, and files the status for pdwait.
+ * The watchdog, the reaper: the library's only thread in the owner.  It
+ * reaps every pdfork child as soon as it exits, so that no zombie is left,
+ * and asks the child's guardian to put the status on the descriptor
+ * (PG_EXITED): that raises POLLHUP there, for every holder.
  *
  * It holds no descriptor, so an application that closes every descriptor
  * (closefrom(3)) cannot blind it: it sleeps in waitid(P_ALL, __WALL |
  * WNOWAIT), which reports any child's exit without reaping it, and reaps
  * the ones that are ours.  (__WCLONE alone would miss children that
- * exec'd: exec resets the exit signal to SIGCHLD.)  A child that is not
- * ours stays for its owner to reap; while such a zombie waits, waitid
- * would report it again at once, so the thread then checks each of our
- * children itself and sleeps until pdfork kicks it, or 100 ms.  With no
- * child at all it sleeps until pdfork kicks it.
+ * exec'd: exec resets the exit signal to SIGCHLD.)  Our guardians are our
+ * children too: when one dies, every child it guarded is killed (fail
+ * closed), since nobody would see its last close any more.  A child that
+ * is not ours stays for its owner to reap; while such a zombie waits,
+ * waitid would report it again at once, so the thread then checks each of
+ * our children itself and sleeps until pdfork kicks it, or 100 ms.  With
+ * no child at all it sleeps until pdfork kicks it.
  */
 
 #include <sys/wait.h>
@@ -69,7 +72,12 @@ wd_wait_kick(unsigned long gen)
 			break;
 }
 
-/* Reap pid, whose exit waitid(WNOWAIT) reported in *si; mtx held. */
+/*
+ * Reap pd, whose exit waitid(WNOWAIT) reported in *si, and have its
+ * guardian record it; mtx held.  A guardian that cannot be told (dead, or
+ * not reading for PG_REPLY_MS) is killed, which fails its children closed;
+ * the status then stays here for the owner's pdwait.
+ */
 static void
 wd_reap(struct procdesc *pd, siginfo_t *si)
 {
@@ -82,8 +90,44 @@ wd_reap(struct procdesc *pd, siginfo_t *si)
 	    &ru) == 0 && si2.si_pid == pd->pd_pid)
 		*si = si2;
 	/* Else somebody reaped it behind our back: keep what WNOWAIT saw. */
-	procdesc_exit(pd, si, &ru);
-	procdesc_helper_drain();
+	if (!pd->pd_lost && procdesc_guardian_exited(pd->pd_guardian, pd, si,
+	    &ru) != 0) {
+		procdesc_guardian_stalled(pd->pd_guardian);
+		pd->pd_lost = true;
+	}
+	if (!pd->pd_lost) {
+		procdesc_guardian_hold(pd->pd_guardian, -1);
+		procdesc_remove(pd);
+		return;
+	}
+	pd->pd_si = *si;
+	pd->pd_ru = ru;
+	pd->pd_reaped = true;
+	pthread_cond_broadcast(&procdesc_cv);
+}
+
+/* A child of dead guardian *arg: kill it, nobody guards it; mtx held. */
+static void
+wd_orphan(struct procdesc *pd, void *arg)
+{
+
+	if (pd->pd_guardian != *(int *)arg || pd->pd_reaped)
+		return;
+	pd->pd_lost = true;
+	/* Unreaped, and only we reap it: the pid is still its own. */
+	(void)kill(pd->pd_pid, SIGKILL);
+}
+
+/* Reap guardian idx, which exited, and fail its children closed. */
+static void
+wd_guardian(int idx, pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	(void)sys_waitid(P_PID, pid, &si, WEXITED | WNOHANG | __WALL, NULL);
+	procdesc_guardian_died(idx);
+	procdesc_foreach(wd_orphan, &idx);
 }
 
 /* Reap pd if it is a child of ours that has exited; mtx held. */
@@ -93,7 +137,7 @@ wd_sweep(struct procdesc *pd, void *arg)
 	siginfo_t si;
 
 	(void)arg;
-	if (pd->pd_state != PDS_RUNNING || !procdesc_mine(pd))
+	if (pd->pd_reaped)
 		return;
 	memset(&si, 0, sizeof(si));
 	if (sys_waitid(P_PID, pd->pd_pid, &si, WEXITED | WNOHANG | WNOWAIT |
@@ -107,7 +151,7 @@ wd_main(void *arg)
 	struct procdesc *pd;
 	unsigned long gen;
 	siginfo_t si;
-	int r;
+	int idx, r;
 
 	(void)arg;
 	for (;;) {
@@ -126,6 +170,9 @@ wd_main(void *arg)
 		} else if (r == 0 && si.si_pid != 0) {
 			if ((pd = procdesc_find_pid(si.si_pid)) != NULL)
 				wd_reap(pd, &si);
+			else if ((idx = procdesc_guardian_find_pid(
+			    si.si_pid)) != -1)
+				wd_guardian(idx, si.si_pid);
 			else {
 				procdesc_foreach(wd_sweep, NULL);
 				wd_wait_kick(gen);

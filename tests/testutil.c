@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 
@@ -77,7 +78,11 @@ t_leak_begin(struct t_leak *l)
 	t_fds(l->fds, sizeof(l->fds));
 }
 
-/* Our children: running ones and zombies alike (from /proc). */
+/*
+ * Our children: running ones and zombies alike (from /proc), but not the
+ * sentries of our guardians (children of their owner that stay while it
+ * lives).
+ */
 int
 t_nchildren(void)
 {
@@ -98,7 +103,8 @@ t_nchildren(void)
 			continue;
 		if (fgets(buf, sizeof(buf), fp) != NULL &&
 		    (p = strrchr(buf, ')')) != NULL &&
-		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid())
+		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid() &&
+		    strstr(buf, "(" T_SENTRY_COMM ")") == NULL)
 			n++;
 		fclose(fp);
 	}
@@ -407,6 +413,20 @@ t_recvfd(int s, void *buf, size_t len, int *fdp, int flags)
 }
 
 /* The library's SEQPACKET socket to its guardian, or -1. */
+/* fd is a process descriptor: a socket named "procdesc:...". */
+bool
+t_is_pd(int fd)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+
+	len = sizeof(sa);
+	memset(&sa, 0, sizeof(sa));
+	return (getsockname(fd, (struct sockaddr *)&sa, &len) == 0 &&
+	    sa.sun_family == AF_UNIX && sa.sun_path[0] == '\0' &&
+	    strncmp(sa.sun_path + 1, "procdesc:", 9) == 0);
+}
+
 int
 t_guardian_sock(void)
 {
@@ -428,7 +448,7 @@ t_guardian_sock(void)
 			continue;
 		len = sizeof(type);
 		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
-		    type == SOCK_SEQPACKET)
+		    type == SOCK_SEQPACKET && !t_is_pd(fd))
 			found = fd;
 	}
 	closedir(d);

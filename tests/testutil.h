@@ -19,6 +19,8 @@
 #include <stdbool.h>
 
 #define	T_LONG_MS	10000	/* Bound on waits that must succeed. */
+#define	T_GUARDIAN_COMM	"procdesc-guardi"	/* Its comm, 15 characters. */
+#define	T_SENTRY_COMM	"procdesc-sentry"	/* Its sentry's. */
 
 /* Skip a case that TSan cannot run, under TSan only (NOTES 2.9). */
 #ifdef __SANITIZE_THREAD__
@@ -49,6 +51,7 @@ void	*t_unmapped(void);
 int	t_sendfd(int s, const void *buf, size_t len, int fd);
 ssize_t	t_recvfd(int s, void *buf, size_t len, int *fdp, int flags);
 int	t_guardian_sock(void);
+bool	t_is_pd(int fd);
 int	t_nchildren(void);
 bool	t_kernel_pollhup(void);
 bool	t_kernel_exit_info(void);

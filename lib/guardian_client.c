@@ -1,0 +1,580 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * The owner's side of procdesc-guardian (lib/guardian/guardian.c), the
+ * helper process that kills a child when the last copy of its descriptor is
+ * closed anywhere.  A thread in the owner cannot do that job: it dies with
+ * the owner, and the owner's death or exec is exactly when FreeBSD kills.
+ *
+ * A guardian is started on first use, as a child of the owner that wait(2)
+ * never reports (exit signal 0), so that the reaper sees it die and fails
+ * closed (watchdog.c); in a session of its own, so that the owner's
+ * process-group signals miss it; with /dev/null as stdio and its control
+ * socket as fd 3, nothing else.  One guardian holds two descriptors per
+ * child; when it is full (its PG_HELLO says how many), another is started.
+ * The client sends requests and returns what happened: it never touches
+ * the registry.
+ *
+ * Invariants: gd_tab and its entries are under procdesc_mtx; a socket is
+ * used only while it still names the socket we made (the application may
+ * closefrom(3) it and reuse the number); procdesc_child_register() runs in
+ * a new child before any code of the application, with raw system calls
+ * only.
+ */
+
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sys/procdesc.h"
+#include "procdesc_impl.h"
+#include "syscall.h"
+#include "guardian/protocol.h"
+
+#ifndef PROCDESC_GUARDIAN_PATH
+#define	PROCDESC_GUARDIAN_PATH	"/usr/local/libexec/procdesc-guardian"
+#endif
+#define	GD_ENV			"LIBPROCDESC_GUARDIAN"
+#define	GD_FD_HIGH		10	/* Above 0-3 while setting up. */
+#define	GD_GO			'g'	/* The parent's word to the child. */
+#define	GD_SENTRY_COMM		"procdesc-sentry"
+
+struct gd {
+	int		 gd_sock;	/* Our end of the control socket. */
+	dev_t		 gd_dev;	/* Its identity. */
+	ino_t		 gd_ino;
+	pid_t		 gd_pid;	/* Its sentry; -1 once reaped. */
+	pid_t		 gd_gpid;	/* The guardian itself. */
+	uint32_t	 gd_capacity;	/* Children it can take. */
+	uint32_t	 gd_count;	/* Children it may still hold. */
+	uint32_t	 gd_inflight;	/* Registrations under way. */
+	bool		 gd_full;	/* It refused one, or is killed. */
+	bool		 gd_dead;	/* Reaped; gd_sock still open. */
+};
+
+static struct gd *gd_tab;		/* (l) */
+static int gd_n;			/* (l) */
+
+static bool
+gd_ok(const struct gd *g)
+{
+	struct stat st;
+
+	return (g->gd_sock != -1 && fstat(g->gd_sock, &st) == 0 &&
+	    st.st_dev == g->gd_dev && st.st_ino == g->gd_ino);
+}
+
+/*
+ * The guardian before its exec: a raw clone, so async-signal-safe calls
+ * only.  An exec failure is reported on the control socket itself.
+ */
+static void __attribute__((noreturn))
+gd_exec(int sock, int nullfd, const char *path, const char *sentry)
+{
+	char *const argv[] = { "procdesc-guardian", (char *)sentry, NULL };
+	static char *const envp[] = { NULL };
+	struct pg_msg m;
+	int s;
+
+	setsid();
+	s = fcntl(sock, F_DUPFD_CLOEXEC, GD_FD_HIGH);
+	if (s == -1 || dup2(nullfd, 0) == -1 || dup2(nullfd, 1) == -1 ||
+	    dup2(nullfd, 2) == -1 || dup2(s, PG_CTL_FD) == -1)
+		goto fail;
+	sys_close_range(PG_CTL_FD + 1, (unsigned)s - 1, 0);
+	sys_close_range((unsigned)s + 1, ~0U, 0);
+	execve(path, argv, envp);
+fail:
+	memset(&m, 0, sizeof(m));
+	m.pm_op = PG_ACK;
+	m.pm_error = errno;
+	(void)send(s != -1 ? s : sock, &m, sizeof(m), MSG_NOSIGNAL);
+	_exit(127);
+}
+
+/*
+ * The sentry: the owner's child that stands for the guardian, so that the
+ * reaper sees the guardian die (waitid(P_ALL) reports our children only,
+ * and an exec'd guardian would be a SIGCHLD child that wait(2) in the
+ * application reports).  It never execs, so its exit signal stays 0 and
+ * wait(2) never sees it; it forks the guardian (whose parent-death signal
+ * is SIGKILL: killing the sentry kills the guardian), holds nothing of the
+ * owner's, and exits when the guardian does.  A raw clone of a possibly
+ * multi-threaded owner: raw system calls only.
+ */
+static void __attribute__((noreturn))
+gd_sentry(int sock, int nullfd, const char *path)
+{
+	struct procdesc_clone_args ca;
+	char arg[16], *p;
+	siginfo_t si;
+	long g;
+	pid_t self;
+
+	(void)setsid();
+	(void)prctl(PR_SET_NAME, GD_SENTRY_COMM, 0, 0, 0);
+	self = sys_getpid();
+	p = arg + sizeof(arg) - 1;
+	*p = '\0';
+	do
+		*--p = (char)('0' + self % 10);
+	while ((self /= 10) > 0);
+	memset(&ca, 0, sizeof(ca));
+	ca.exit_signal = SIGCHLD;
+	if ((g = sys_clone3(&ca)) == 0)
+		gd_exec(sock, nullfd, path, p);
+	sys_close_range(0, ~0U, 0);
+	/* As the guardian: a set-uid owner's user cannot signal us. */
+	(void)syscall(SYS_setresgid, getegid(), getegid(), getegid());
+	(void)syscall(SYS_setresuid, geteuid(), geteuid(), geteuid());
+	while (g > 0 && sys_waitid(P_PID, (int)g, &si, WEXITED | __WALL,
+	    NULL) == -1 && errno == EINTR)
+		;
+	sys_exit_group(0);
+}
+
+/* Kill and reap a guardian that did not come up. */
+static void
+gd_reap(int pidfd)
+{
+	siginfo_t si;
+
+	(void)sys_pidfd_send_signal(pidfd, SIGKILL);
+	while (sys_waitid(P_PIDFD, pidfd, &si, WEXITED | __WALL, NULL) == -1 &&
+	    errno == EINTR)
+		;
+}
+
+/*
+ * Wait up to PG_REPLY_MS for one message on fd: 0; EAGAIN on a hang-up;
+ * ETIMEDOUT.
+ */
+static int
+gd_recv(int fd, struct pg_msg *m)
+{
+	struct pollfd pfd;
+	ssize_t n;
+	int r;
+
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while ((r = poll(&pfd, 1, PG_REPLY_MS)) == -1 && errno == EINTR)
+		;
+	if (r == 0)
+		return (ETIMEDOUT);
+	while ((n = recv(fd, m, sizeof(*m), MSG_DONTWAIT)) == -1 &&
+	    errno == EINTR)
+		;
+	return (n == (ssize_t)sizeof(*m) ? 0 : EAGAIN);
+}
+
+/* Start a guardian into g; it answers PG_HELLO once it runs. */
+static int
+gd_spawn(struct gd *g)
+{
+	struct procdesc_clone_args ca;
+	struct pg_msg m;
+	const char *path;
+	struct stat st;
+	sigset_t all, old;
+	int sv[2], error, nullfd, pidfd;
+	long pid;
+
+	if ((path = secure_getenv(GD_ENV)) == NULL || *path == '\0')
+		path = PROCDESC_GUARDIAN_PATH;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		return (errno);
+	if ((nullfd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
+		error = errno;
+		goto out;
+	}
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_PIDFD;
+	ca.pidfd = (uintptr_t)&pidfd;
+	ca.exit_signal = 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = sys_clone3(&ca);
+	if (pid == 0)
+		gd_sentry(sv[1], nullfd, path);
+	error = (pid == -1) ? errno : 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(nullfd);
+	if (error != 0)
+		goto out;
+	close(sv[1]);
+	sv[1] = -1;
+	if ((error = gd_recv(sv[0], &m)) == 0 && m.pm_op != PG_HELLO)
+		error = (m.pm_error != 0) ? m.pm_error : EAGAIN;
+	if (error == 0 && fstat(sv[0], &st) == -1)
+		error = errno;
+	if (error != 0) {
+		gd_reap(pidfd);
+		close(pidfd);
+		goto out;
+	}
+	close(pidfd);
+	g->gd_sock = sv[0];
+	g->gd_dev = st.st_dev;
+	g->gd_ino = st.st_ino;
+	g->gd_pid = (pid_t)pid;
+	g->gd_gpid = m.pm_pid;
+	g->gd_capacity = m.pm_capacity;
+	g->gd_count = 0;
+	g->gd_inflight = 0;
+	g->gd_full = false;
+	g->gd_dead = false;
+	return (0);
+out:
+	close(sv[0]);
+	if (sv[1] != -1)
+		close(sv[1]);
+	return (error);
+}
+
+/*
+ * A guardian with room for one more child: its index and control socket.
+ * Starting one takes a few descriptors for a moment, which must not fail
+ * once a child runs: so this comes before the clone.
+ */
+int
+procdesc_guardian_pick(int *idxp, int *sockp)
+{
+	struct gd *g, *tab;
+	int error, i, slot;
+
+	slot = -1;
+	for (i = 0; i < gd_n; i++) {
+		g = &gd_tab[i];
+		if (gd_ok(g) && !g->gd_full && !g->gd_dead &&
+		    g->gd_count + g->gd_inflight < g->gd_capacity) {
+			g->gd_inflight++;
+			*idxp = i;
+			*sockp = g->gd_sock;
+			return (0);
+		}
+		if (g->gd_sock == -1 && g->gd_pid == -1 && slot == -1)
+			slot = i;
+	}
+	if (slot == -1) {
+		tab = realloc(gd_tab, (gd_n + 1) * sizeof(*gd_tab));
+		if (tab == NULL)
+			return (ENOMEM);
+		gd_tab = tab;
+		slot = gd_n++;
+		gd_tab[slot].gd_sock = -1;
+		gd_tab[slot].gd_pid = -1;
+	}
+	if ((error = gd_spawn(&gd_tab[slot])) != 0)
+		return (error == ETIMEDOUT ? EAGAIN : error);
+	if (gd_tab[slot].gd_capacity == 0)
+		return (EMFILE);
+	gd_tab[slot].gd_inflight = 1;
+	*idxp = slot;
+	*sockp = gd_tab[slot].gd_sock;
+	return (0);
+}
+
+/* One more (delta 1) or one less (-1) child of guardian idx. */
+void
+procdesc_guardian_hold(int idx, int delta)
+{
+
+	gd_tab[idx].gd_count += delta;
+}
+
+/* The guardian whose pid this is, or -1. */
+int
+procdesc_guardian_find_pid(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < gd_n; i++)
+		if (gd_tab[i].gd_pid == pid)
+			return (i);
+	return (-1);
+}
+
+/*
+ * Guardian idx was reaped: forget it.  Its socket is closed once no
+ * registration uses its number any more (a new child may be sending on it
+ * right now; the number must not name anything else meanwhile).
+ */
+void
+procdesc_guardian_died(int idx)
+{
+	struct gd *g;
+
+	g = &gd_tab[idx];
+	g->gd_pid = -1;
+	g->gd_dead = true;
+	if (g->gd_inflight == 0) {
+		if (gd_ok(g))
+			close(g->gd_sock);
+		g->gd_sock = -1;
+	}
+}
+
+/* A registration with guardian idx is over. */
+void
+procdesc_guardian_release(int idx)
+{
+	struct gd *g;
+
+	g = &gd_tab[idx];
+	if (--g->gd_inflight == 0 && g->gd_dead)
+		procdesc_guardian_died(idx);
+}
+
+/* Whether pid is stopped (or traced): /proc/PID/stat's state. */
+static bool
+gd_stopped(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (false);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return (false);
+	buf[n] = '\0';
+	return ((p = strrchr(buf, ')')) != NULL && (p[2] == 'T' ||
+	    p[2] == 't'));
+}
+
+/*
+ * Guardian idx did not answer in time.  Stopped: it guards nothing while
+ * it is, so kill its sentry, and so the guardian; the reaper sees the
+ * sentry die and fails its children closed.  Merely slow (a loaded
+ * machine): take no new child there.  The sentry's pid is safe: only the
+ * reaper reaps it, under procdesc_mtx, which we hold.
+ */
+void
+procdesc_guardian_stalled(int idx)
+{
+	struct gd *g;
+
+	g = &gd_tab[idx];
+	g->gd_full = true;
+	if (g->gd_pid > 0 && gd_stopped(g->gd_gpid))
+		(void)kill(g->gd_pid, SIGKILL);
+}
+
+/*
+ * Tell guardian idx the status the owner reaped for pd, which it puts on
+ * the descriptor.  A full socket (the guardian is slow) is waited for, up
+ * to PG_REPLY_MS; ESRCH if the guardian is gone or its socket was taken
+ * from us.
+ */
+int
+procdesc_guardian_exited(int idx, const struct procdesc *pd,
+    const siginfo_t *si, const struct rusage *ru)
+{
+	struct pollfd pfd;
+	struct pg_msg m;
+	struct gd *g;
+
+	g = &gd_tab[idx];
+	if (!gd_ok(g))
+		return (ESRCH);
+	memset(&m, 0, sizeof(m));
+	m.pm_op = PG_EXITED;
+	m.pm_id = pd->pd_id;
+	m.pm_pid = pd->pd_pid;
+	m.pm_code = si->si_code;
+	m.pm_status = si->si_status;
+	m.pm_ru = *ru;
+	for (;;) {
+		if (send(g->gd_sock, &m, sizeof(m),
+		    MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(m))
+			return (0);
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return (ESRCH);
+		pfd.fd = g->gd_sock;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, PG_REPLY_MS) == 0)
+			return (EAGAIN);
+	}
+}
+
+/*
+ * PG_GUARD from the owner, for pdopenpid: guard pid, whose pidfd comes
+ * along with b, the peer of the user's descriptor.  The answer comes on
+ * the descriptor (procdesc_guardian_ack()).
+ */
+int
+procdesc_guardian_send(int sock, uint64_t id, pid_t pid, int flags, int b,
+    int pidfd)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(PG_GUARD_FDS * sizeof(int))];
+	} cm;
+	int fds[PG_GUARD_FDS];
+	struct msghdr mh;
+	struct iovec iov;
+	struct pg_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.pm_op = PG_GUARD;
+	m.pm_id = id;
+	m.pm_pid = pid;
+	m.pm_flags = (uint32_t)flags;
+	m.pm_acks = 1;
+	fds[0] = b;
+	fds[1] = pidfd;
+	memset(&mh, 0, sizeof(mh));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = &m;
+	iov.iov_len = sizeof(m);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	cm.hdr.cmsg_level = SOL_SOCKET;
+	cm.hdr.cmsg_type = SCM_RIGHTS;
+	cm.hdr.cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(&cm.hdr), fds, sizeof(fds));
+	if (sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == -1)
+		return (errno == EAGAIN ? EAGAIN : ESRCH);
+	return (0);
+}
+
+/*
+ * The guardian's answer on the user's descriptor a: 0 if the process is
+ * guarded; its errno value if it refused (EMFILE: full); EAGAIN if it hung
+ * up (it never got the process); ETIMEDOUT if it did not answer in time.
+ */
+int
+procdesc_guardian_ack(int a)
+{
+	struct pg_msg m;
+	int error;
+
+	if ((error = gd_recv(a, &m)) != 0)
+		return (error);
+	if (m.pm_op != PG_ACK)
+		return (EAGAIN);
+	return (m.pm_error);
+}
+
+/*
+ * Tell the new child, waiting on its copy of B, that it is guarded and
+ * filed: it runs on.  Cannot fail: the queue is empty and ours.
+ */
+void
+procdesc_guardian_go(int a)
+{
+	char c;
+
+	c = GD_GO;
+	(void)send(a, &c, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/*
+ * In a forked copy: the guardians belong to the original owner, and our
+ * copies of their sockets must not keep them from seeing the owner go.
+ */
+void
+procdesc_guardian_child(void)
+{
+	int i;
+
+	for (i = 0; i < gd_n; i++)
+		if (gd_ok(&gd_tab[i]))
+			close(gd_tab[i].gd_sock);
+	/* Dropped, not freed: the table is the parent's. */
+	gd_tab = NULL;
+	gd_n = 0;
+}
+
+/*
+ * In the new child, before any code of the application: register with the
+ * guardian (a pidfd of ourselves, and B), and wait until it guards us.
+ * RFSPAWN: the parent is held until we exec, so we read the guardian's
+ * answer on A ourselves (it sends one for each of us); otherwise the
+ * parent reads it and tells us to go on B.  Any failure: _exit before the
+ * application runs.  Raw system calls only, nothing a sanitizer intercepts
+ * (this runs inside glibc's fork, in the dispatch trap).
+ */
+void
+procdesc_child_register(const struct procdesc_childreq *cr)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(PG_GUARD_FDS * sizeof(int))];
+	} cm;
+	volatile unsigned char *p;
+	struct msghdr mh;
+	struct iovec iov;
+	struct pg_msg m;
+	int *fds, pidfd, wait;
+	size_t i;
+	char c;
+
+	p = (volatile unsigned char *)&m;
+	for (i = 0; i < sizeof(m); i++)
+		p[i] = 0;
+	p = (volatile unsigned char *)&cm;
+	for (i = 0; i < sizeof(cm); i++)
+		p[i] = 0;
+	m.pm_op = PG_GUARD;
+	m.pm_id = cr->cr_id;
+	m.pm_pid = (int32_t)sys_getpid();
+	m.pm_flags = cr->cr_flags;
+	m.pm_acks = cr->cr_spawn ? 2 : 1;
+	if ((pidfd = sys_pidfd_open(m.pm_pid, 0)) == -1)
+		sys_exit_group(127);
+	iov.iov_base = &m;
+	iov.iov_len = sizeof(m);
+	mh.msg_name = NULL;
+	mh.msg_namelen = 0;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	mh.msg_flags = 0;
+	cm.hdr.cmsg_level = SOL_SOCKET;
+	cm.hdr.cmsg_type = SCM_RIGHTS;
+	cm.hdr.cmsg_len = CMSG_LEN(PG_GUARD_FDS * sizeof(int));
+	fds = (int *)(void *)CMSG_DATA(&cm.hdr);
+	fds[0] = cr->cr_b;
+	fds[1] = pidfd;
+	if (sys_sendmsg(cr->cr_ctl, &mh, MSG_NOSIGNAL) == -1)
+		sys_exit_group(127);
+	sys_close(pidfd);
+	/* We must hold no copy of our own descriptor (FreeBSD's rule). */
+	wait = cr->cr_spawn ? cr->cr_a : cr->cr_b;
+	sys_close(cr->cr_spawn ? cr->cr_b : cr->cr_a);
+	if (cr->cr_spawn) {
+		if (!sys_wait_readable(wait, PG_REPLY_MS) ||
+		    sys_recv(wait, &m, sizeof(m)) != (ssize_t)sizeof(m) ||
+		    m.pm_op != PG_ACK || m.pm_error != 0)
+			sys_exit_group(127);
+	} else {
+		/* The parent answers or kills us; EOF: it died. */
+		if (sys_recv(wait, &c, 1) != 1 || c != GD_GO)
+			sys_exit_group(127);
+	}
+	sys_close(wait);
+}
