@@ -1,0 +1,1349 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * Attacks on close-kill and on the guardian (issue 12): another
+ * description of the child squatting what the library waits on, an owner
+ * killed while it creates children, a guardian short of descriptors,
+ * killed or stopped, the guardian's own hygiene, and what the invoking
+ * user of a set-uid owner can do to its guardian.
+ *
+ * Code that runs in a forked process never uses an ATF macro: it reports
+ * through a pipe or its exit status, and the test checks that.
+ */
+
+#include <sys/procdesc.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+
+#include <atf-c.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define	A_LIFE		300	/* alarm(2) of paused children: should a
+				   broken library fail to kill them, they go
+				   anyway. */
+#define	A_GCOMM		"procdesc-guardi" /* comm: 15 chars of the name. */
+#define	A_NOBODY	65534
+#define	A_MAXKIDS	1024	/* Children listed from /proc at most. */
+#define	A_NSQUAT	20	/* Trials of the lock squatters. */
+#define	A_NOWNER	40	/* Trials of the owner killed at random. */
+#define	A_OWNKIDS	32	/* Children an owner pdforks at most. */
+#define	A_NLOWFD	150	/* pdforks under RLIMIT_NOFILE 64. */
+#define	A_NFAULT	3	/* Children of a guardian that faults. */
+
+/*
+ * Helpers, usable in forked processes (no ATF macro) unless they say
+ * otherwise.
+ */
+
+static void
+a_write(int fd, const void *buf, size_t len)
+{
+
+	if (write(fd, buf, len) != (ssize_t)len)
+		_exit(125);
+}
+
+/* Close every descriptor from 3 up but keep (-1: none). */
+static void
+a_close_from3(int keep)
+{
+
+	if (keep > 3)
+		(void)syscall(SYS_close_range, 3, keep - 1, 0);
+	if (keep >= 3)
+		(void)syscall(SYS_close_range, keep + 1, ~0U, 0);
+	else
+		(void)syscall(SYS_close_range, 3, ~0U, 0);
+}
+
+static void __attribute__((noreturn))
+a_pause(void)
+{
+
+	alarm(A_LIFE);
+	for (;;)
+		pause();
+}
+
+/*
+ * pdfork a child that drops every descriptor it inherited (other pds
+ * among them, which would keep their children alive) and pauses.
+ */
+static pid_t
+a_pdfork_clean(int *fdp)
+{
+	pid_t pid;
+
+	pid = pdfork(fdp, 0);
+	if (pid == 0) {
+		a_close_from3(-1);
+		a_pause();
+	}
+	return (pid);
+}
+
+static int64_t
+a_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* Milliseconds left until deadline, at least 0. */
+static int
+a_left(int64_t deadline)
+{
+	int64_t left;
+
+	left = deadline - a_now_ms();
+	return (left < 0 ? 0 : (int)left);
+}
+
+/* Read len bytes within ms: len, 0 at EOF first, else -1. */
+static ssize_t
+a_read_within(int fd, void *buf, size_t len, int ms)
+{
+	struct pollfd pfd;
+	int64_t deadline;
+	size_t got;
+	ssize_t n;
+	int r;
+
+	deadline = a_now_ms() + ms;
+	for (got = 0; got < len; got += (size_t)n) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		while ((r = poll(&pfd, 1, a_left(deadline))) == -1 &&
+		    errno == EINTR)
+			;
+		if (r != 1)
+			return (-1);
+		while ((n = read(fd, (char *)buf + got, len - got)) == -1 &&
+		    errno == EINTR)
+			;
+		if (n == -1)
+			return (-1);
+		if (n == 0)
+			return (got == 0 ? 0 : -1);
+	}
+	return ((ssize_t)len);
+}
+
+/* What /proc/PID/stat says of a process. */
+struct a_stat {
+	char			comm[32];
+	char			state;
+	pid_t			ppid;
+	pid_t			pgrp;
+	pid_t			sid;
+	unsigned long long	start;	/* Start time, clock ticks. */
+};
+
+static bool
+a_stat(pid_t pid, struct a_stat *st)
+{
+	char path[64], buf[1024], *l, *r;
+	FILE *fp;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (false);
+	ok = fgets(buf, sizeof(buf), fp) != NULL;
+	fclose(fp);
+	if (!ok || (l = strchr(buf, '(')) == NULL ||
+	    (r = strrchr(buf, ')')) == NULL || r < l)
+		return (false);
+	memset(st, 0, sizeof(*st));
+	snprintf(st->comm, sizeof(st->comm), "%.*s", (int)(r - l - 1), l + 1);
+	return (sscanf(r + 2, "%c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u "
+	    "%*u %*d %*d %*d %*d %*d %*d %llu", &st->state, &st->ppid,
+	    &st->pgrp, &st->sid, &st->start) == 5);
+}
+
+static bool
+a_is_guardian(const struct a_stat *st)
+{
+
+	return (strcmp(st->comm, A_GCOMM) == 0 && st->state != 'Z' &&
+	    st->state != 'X');
+}
+
+/* The value after key in /proc/PID/status, in buf; false if none. */
+static bool
+a_status(pid_t pid, const char *key, char *buf, size_t len)
+{
+	char path[64], line[512], *p;
+	size_t klen;
+	FILE *fp;
+	bool found;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (false);
+	klen = strlen(key);
+	found = false;
+	while (!found && fgets(line, sizeof(line), fp) != NULL) {
+		if (strncmp(line, key, klen) != 0)
+			continue;
+		for (p = line + klen; *p == ' ' || *p == '\t'; p++)
+			;
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(buf, len, "%s", p);
+		found = true;
+	}
+	fclose(fp);
+	return (found);
+}
+
+/* Real uid of pid, or (uid_t)-1. */
+static uid_t
+a_ruid(pid_t pid)
+{
+	char buf[128];
+	unsigned int uid;
+
+	if (!a_status(pid, "Uid:", buf, sizeof(buf)) ||
+	    sscanf(buf, "%u", &uid) != 1)
+		return ((uid_t)-1);
+	return ((uid_t)uid);
+}
+
+/* The children of parent (running or zombie) in pids; their number. */
+static int
+a_children(pid_t parent, pid_t *pids, int max)
+{
+	struct a_stat st;
+	struct dirent *de;
+	DIR *d;
+	int n;
+
+	n = 0;
+	if ((d = opendir("/proc")) == NULL)
+		return (0);
+	while (n < max && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (a_stat(atoi(de->d_name), &st) && st.ppid == parent)
+			pids[n++] = atoi(de->d_name);
+	}
+	closedir(d);
+	return (n);
+}
+
+static bool
+a_in(pid_t pid, const pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return (true);
+	return (false);
+}
+
+/*
+ * The newest live guardian whose parent is ppid (-1: any) and whose real
+ * uid is uid ((uid_t)-1: any), or -1.
+ */
+static pid_t
+a_newest_guardian(pid_t ppid, uid_t uid)
+{
+	unsigned long long best;
+	struct a_stat st;
+	struct dirent *de;
+	pid_t found, pid;
+	DIR *d;
+
+	found = -1;
+	best = 0;
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		pid = atoi(de->d_name);
+		if (!a_stat(pid, &st) || !a_is_guardian(&st) ||
+		    (ppid != -1 && st.ppid != ppid) ||
+		    (uid != (uid_t)-1 && a_ruid(pid) != uid))
+			continue;
+		if (found == -1 || st.start >= best) {
+			found = pid;
+			best = st.start;
+		}
+	}
+	closedir(d);
+	return (found);
+}
+
+/*
+ * The inode of the peer of unix socket ino (sock_diag, as ss -x does), or
+ * 0.  SO_PEERCRED cannot tell: a socketpair's peer credentials are those
+ * of its creator.
+ */
+static ino_t
+a_peer_ino(ino_t ino)
+{
+	struct {
+		struct nlmsghdr		nlh;
+		struct unix_diag_req	r;
+	} req;
+	union {
+		struct nlmsghdr	h;
+		char		b[8192];
+	} buf;
+	struct unix_diag_msg *m;
+	struct rtattr *a;
+	uint32_t peer;
+	ssize_t n;
+	int s, len;
+
+	if ((s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+	    NETLINK_SOCK_DIAG)) == -1)
+		return (0);
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	req.r.sdiag_family = AF_UNIX;
+	req.r.udiag_states = ~0U;
+	req.r.udiag_ino = (uint32_t)ino;
+	req.r.udiag_show = UDIAG_SHOW_PEER;
+	req.r.udiag_cookie[0] = req.r.udiag_cookie[1] = ~0U;
+	peer = 0;
+	if (send(s, &req, sizeof(req), 0) == (ssize_t)sizeof(req) &&
+	    (n = recv(s, &buf, sizeof(buf), 0)) > 0 &&
+	    NLMSG_OK(&buf.h, (unsigned)n) &&
+	    buf.h.nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+		m = NLMSG_DATA(&buf.h);
+		len = (int)(buf.h.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+		for (a = (struct rtattr *)(m + 1); RTA_OK(a, len);
+		    a = RTA_NEXT(a, len))
+			if (a->rta_type == UNIX_DIAG_PEER)
+				memcpy(&peer, RTA_DATA(a), sizeof(peer));
+	}
+	close(s);
+	return ((ino_t)peer);
+}
+
+/* Whether pid holds socket inode ino. */
+static bool
+a_holds_sock(pid_t pid, ino_t ino)
+{
+	char want[64], path[300], link[64];
+	struct dirent *de;
+	bool found;
+	DIR *d;
+
+	snprintf(want, sizeof(want), "socket:[%lu]", (unsigned long)ino);
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return (false);
+	found = false;
+	while (!found && (de = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid,
+		    de->d_name);
+		memset(link, 0, sizeof(link));
+		found = readlink(path, link, sizeof(link) - 1) > 0 &&
+		    strcmp(link, want) == 0;
+	}
+	closedir(d);
+	return (found);
+}
+
+/* The live guardian holding socket inode ino, or -1. */
+static pid_t
+a_guardian_holding(ino_t ino)
+{
+	struct a_stat st;
+	struct dirent *de;
+	pid_t found, pid;
+	DIR *d;
+
+	found = -1;
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while (found == -1 && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		pid = atoi(de->d_name);
+		if (a_stat(pid, &st) && a_is_guardian(&st) &&
+		    a_holds_sock(pid, ino))
+			found = pid;
+	}
+	closedir(d);
+	return (found);
+}
+
+/* A guardian at the other end of one of owner's sockets, or -1. */
+static pid_t
+a_guardian_by_sock(pid_t owner)
+{
+	char path[300], link[64];
+	unsigned long ino;
+	struct dirent *de;
+	pid_t found;
+	ino_t peer;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)owner);
+	if ((d = opendir(path)) == NULL)
+		return (-1);
+	found = -1;
+	while (found == -1 && (de = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)owner,
+		    de->d_name);
+		memset(link, 0, sizeof(link));
+		if (readlink(path, link, sizeof(link) - 1) <= 0 ||
+		    sscanf(link, "socket:[%lu]", &ino) != 1 ||
+		    (peer = a_peer_ino((ino_t)ino)) == 0)
+			continue;
+		found = a_guardian_holding(peer);
+	}
+	closedir(d);
+	return (found);
+}
+
+/*
+ * The guardian of owner: a child of owner's named procdesc-guardian (the
+ * design of issue 12), else the guardian at the other end of one of its
+ * sockets (the double-forked guardian before it), else the newest
+ * guardian running as owner's real uid and started after owner.  -1 if
+ * none.
+ */
+static pid_t
+t_guardian_pid_of(pid_t owner)
+{
+	struct a_stat gst, ost;
+	pid_t g;
+
+	if ((g = a_newest_guardian(owner, (uid_t)-1)) != -1)
+		return (g);
+	if ((g = a_guardian_by_sock(owner)) != -1)
+		return (g);
+	if ((g = a_newest_guardian(-1, a_ruid(owner))) != -1 &&
+	    (!a_stat(owner, &ost) || !a_stat(g, &gst) ||
+	    gst.start < ost.start))
+		g = -1;		/* Older than owner: not its. */
+	if (g != -1)
+		fprintf(stderr, "guardian of %d: %d, by uid\n", (int)owner,
+		    (int)g);
+	return (g);
+}
+
+/* Our own guardian. */
+static pid_t
+t_guardian_pid(void)
+{
+
+	return (t_guardian_pid_of(getpid()));
+}
+
+/* Wait for a helper we forked; its exit status, or -1. */
+static int
+a_reap(pid_t pid)
+{
+	int status;
+
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* Drop every group and uid for nobody's; false on failure. */
+static bool
+a_become_nobody(void)
+{
+
+	return (setgroups(0, NULL) == 0 &&
+	    setresgid(A_NOBODY, A_NOBODY, A_NOBODY) == 0 &&
+	    setresuid(A_NOBODY, A_NOBODY, A_NOBODY) == 0);
+}
+
+/*
+ * A process that is not ours may be past death already; whether it is
+ * dead within ms, and if not it is killed (so no failure leaves it).
+ */
+static bool
+a_dies(int w, int ms)
+{
+
+	if (t_dead_within(w, ms))
+		return (true);
+	(void)syscall(SYS_pidfd_send_signal, w, SIGKILL, NULL, 0);
+	(void)t_dead_within(w, T_LONG_MS);
+	return (false);
+}
+
+/*
+ * 1, 2: nobody can keep a child alive from outside.  A description of
+ * the child's made with pidfd_open(2) is no copy of its descriptor.
+ */
+
+/* Lock every byte of fd's inode that no other description holds. */
+static void
+a_grab(int fd, off_t start, off_t len)
+{
+	struct flock fl;
+
+	if (len <= 0)
+		return;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = start;
+	fl.l_len = len;
+	if (fcntl(fd, F_OFD_SETLK, &fl) == 0 || len == 1 ||
+	    (errno != EAGAIN && errno != EACCES))
+		return;
+	a_grab(fd, start, len / 2);
+	a_grab(fd, start + len / 2, len - len / 2);
+}
+
+/*
+ * The squatter: through a pidfd of its own of pid, hold every byte that
+ * can be had, report 'r' on rdy, then try for the whole file (l_len 0,
+ * every offset) until it is ours, and keep it.  Never returns.
+ */
+static void __attribute__((noreturn))
+a_squat(pid_t pid, int rdy)
+{
+	struct flock fl;
+	int fd;
+
+	alarm(A_LIFE);
+	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1) {
+		a_write(rdy, "e", 1);
+		_exit(1);
+	}
+	a_grab(fd, 0, (off_t)INT64_MAX);
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = 0;
+	fl.l_len = 0;
+	a_write(rdy, "r", 1);
+	while (fcntl(fd, F_OFD_SETLK, &fl) == -1)
+		;
+	a_pause();
+}
+
+/*
+ * One child per trial whose pidfd is squatted by the child itself or, as
+ * nobody, by a helper (other); closing the descriptor must kill it.
+ */
+static void
+a_keepalive(bool other)
+{
+	const char *who;
+	int fd, i, w, pp[2], rdy[2];
+	pid_t h, pid;
+	ssize_t n;
+	bool dead;
+	char c;
+
+	who = other ? "a helper running as nobody" : "the child itself";
+	for (i = 0; i < A_NSQUAT; i++) {
+		ATF_REQUIRE(pipe2(rdy, O_CLOEXEC) == 0);
+		h = -1;
+		pp[0] = pp[1] = -1;
+		if (other) {
+			ATF_REQUIRE(pipe2(pp, O_CLOEXEC) == 0);
+			ATF_REQUIRE((h = fork()) >= 0);
+			if (h == 0) {
+				if (!a_become_nobody()) {
+					a_write(rdy[1], "u", 1);
+					_exit(1);
+				}
+				if (a_read_within(pp[0], &pid, sizeof(pid),
+				    T_LONG_MS) != (ssize_t)sizeof(pid))
+					_exit(2);
+				a_squat(pid, rdy[1]);
+			}
+			ATF_REQUIRE(close(pp[0]) == 0);
+		}
+		ATF_REQUIRE((pid = pdfork(&fd, 0)) >= 0);
+		if (pid == 0) {
+			if (other) {
+				a_close_from3(-1);
+				a_pause();
+			}
+			a_close_from3(rdy[1]);
+			a_squat(getpid(), rdy[1]);
+		}
+		w = t_watch(pid);
+		if (other) {
+			ATF_REQUIRE(write(pp[1], &pid, sizeof(pid)) ==
+			    (ssize_t)sizeof(pid));
+			ATF_REQUIRE(close(pp[1]) == 0);
+		}
+		ATF_REQUIRE(close(rdy[1]) == 0);
+		c = '?';
+		n = a_read_within(rdy[0], &c, 1, T_LONG_MS);
+		ATF_REQUIRE(close(fd) == 0);
+		dead = t_dead_within(w, T_LONG_MS);
+		if (!dead)
+			(void)syscall(SYS_pidfd_send_signal, w, SIGKILL, NULL,
+			    0);
+		ATF_REQUIRE(t_reaped_within(w, T_LONG_MS));
+		ATF_REQUIRE(close(w) == 0);
+		if (other) {
+			(void)kill(h, SIGKILL);
+			(void)a_reap(h);
+		}
+		ATF_REQUIRE(close(rdy[0]) == 0);
+		ATF_REQUIRE_MSG(n == 1 && c == 'r', "trial %d: the squatter "
+		    "did not start (%c)", i, n == 1 ? c : '-');
+		ATF_REQUIRE_MSG(dead, "trial %d: pid %d survived its last "
+		    "close by %d ms while %s held OFD locks (l_len 0) through "
+		    "a pidfd_open of it", i, (int)pid, T_LONG_MS, who);
+	}
+}
+
+/*
+ * The child's own pidfd_open(getpid()) cannot keep it alive: however it
+ * locks that description, the last close of its descriptor kills it.
+ */
+T_TC(outside_keepalive__child_locks_own_pidfd,
+    "a child squatting locks on its own pidfd still dies on close")
+{
+
+	a_keepalive(false);
+}
+
+/*
+ * Another user's pidfd_open of the child cannot keep it alive: the last
+ * close of its descriptor kills it whatever that user locks.
+ */
+T_TC(outside_keepalive__other_uid,
+    "nobody squatting locks on a pidfd of the child does not keep it")
+{
+
+	if (geteuid() != 0)
+		atf_tc_skip("needs root to run a helper as nobody");
+	a_keepalive(true);
+}
+
+/*
+ * 3: no child runs user code unguarded.  An owner loops pdforking
+ * children that report their pid and pause, and is SIGKILLed at a random
+ * moment; we are a subreaper, so its orphans (its guardian among them)
+ * become our children and no pid is recycled before we reap it.
+ */
+static void __attribute__((noreturn))
+a_owner_loop(int rep)
+{
+	pid_t me, pid;
+	int fd, i;
+
+	for (i = 0; i < A_OWNKIDS; i++) {
+		if ((pid = pdfork(&fd, 0)) == -1)
+			break;
+		if (pid == 0) {
+			me = getpid();
+			a_write(rep, &me, sizeof(me));
+			a_close_from3(-1);
+			a_pause();
+		}
+	}
+	a_pause();
+}
+
+/* One trial; false if something survived (reported by ATF_CHECK). */
+static bool
+a_owner_trial(int trial)
+{
+	pid_t s0[A_MAXKIDS], kids[A_MAXKIDS], rep_pids[A_OWNKIDS + 1];
+	volatile unsigned long spin;
+	struct a_stat st;
+	int64_t deadline;
+	int i, k, n0, nk, nrep, pass, rep[2], w;
+	pid_t o, pid;
+	ssize_t n;
+	bool dead, ok;
+
+	n0 = a_children(getpid(), s0, A_MAXKIDS);
+	ATF_REQUIRE(pipe2(rep, O_CLOEXEC) == 0);
+	ATF_REQUIRE((o = fork()) >= 0);
+	if (o == 0) {
+		close(rep[0]);
+		a_owner_loop(rep[1]);
+	}
+	ATF_REQUIRE(close(rep[1]) == 0);
+	k = 1 + (int)(random() % 12);
+	nrep = 0;
+	while (nrep < k && a_read_within(rep[0], &rep_pids[nrep],
+	    sizeof(pid_t), T_LONG_MS) == (ssize_t)sizeof(pid_t))
+		nrep++;
+	/* Randomise the instant, 0 to ~100 us: not for correctness. */
+	for (spin = (unsigned long)(random() % 40000); spin > 0; spin--)
+		;
+	ATF_REQUIRE(kill(o, SIGKILL) == 0);
+	ATF_REQUIRE(waitpid(o, NULL, 0) == o);
+	/* EOF once every child that ran has written and closed. */
+	deadline = a_now_ms() + T_LONG_MS;
+	while ((n = a_read_within(rep[0], &pid, sizeof(pid),
+	    a_left(deadline))) == (ssize_t)sizeof(pid))
+		if (nrep < A_OWNKIDS + 1)
+			rep_pids[nrep++] = pid;
+	ATF_REQUIRE(close(rep[0]) == 0);
+	ATF_CHECK_MSG(n == 0, "trial %d: the report pipe is still held "
+	    "%d ms after the owner's death", trial, T_LONG_MS);
+
+	/* The owner's orphans: its children first, then its guardians. */
+	nk = a_children(getpid(), kids, A_MAXKIDS);
+	ok = true;
+	deadline = a_now_ms() + T_LONG_MS;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < nk; i++) {
+			if (a_in(kids[i], s0, n0) || !a_stat(kids[i], &st) ||
+			    (strcmp(st.comm, A_GCOMM) == 0) != (pass == 1))
+				continue;
+			if ((w = (int)syscall(SYS_pidfd_open, kids[i], 0)) ==
+			    -1)
+				continue;	/* Reaped by somebody. */
+			dead = a_dies(w, a_left(deadline));
+			ATF_CHECK_MSG(dead, "trial %d (k %d): %s %d (%s) of "
+			    "the SIGKILLed owner %d survived", trial, k,
+			    pass == 1 ? "guardian" : a_in(kids[i], rep_pids,
+			    nrep) ? "reported child" : "unreported child",
+			    (int)kids[i], st.comm, (int)o);
+			ok = ok && dead;
+			(void)waitpid(kids[i], NULL, __WALL);
+			ATF_REQUIRE(close(w) == 0);
+		}
+	}
+	return (ok);
+}
+
+/*
+ * An owner SIGKILLed at any moment of a pdfork loop leaves no child: each
+ * one that ran user code (reported its pid) was guarded and dies, as do
+ * the ones that had not yet, and the guardian then exits.
+ */
+T_TC(creation_window__owner_killed,
+    "an owner killed amid pdforks leaves no child behind")
+{
+	unsigned int seed;
+	int i;
+
+	seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
+	srandom(seed);
+	fprintf(stderr, "seed %u\n", seed);
+	ATF_REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0);
+	for (i = 0; i < A_NOWNER; i++)
+		if (!a_owner_trial(i))
+			break;
+	ATF_REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) == 0);
+}
+
+/*
+ * 4: nothing is dropped silently.  A worker with a soft RLIMIT_NOFILE of
+ * 64 from before its first pdfork hands each descriptor to a keeper
+ * (which has the normal limit) and closes its own, so it can guard far
+ * more children than 64 descriptors hold.
+ */
+struct a_rec {
+	pid_t	pid;		/* pdfork's result; 0 ends the list. */
+	int	err;		/* errno when pid is -1. */
+};
+
+static void __attribute__((noreturn))
+a_keeper(int s)
+{
+	char c;
+	int fd;
+
+	alarm(A_LIFE);
+	while (t_recvfd(s, &c, 1, &fd, MSG_CMSG_CLOEXEC) == 1 && c == 'f')
+		;	/* Keep fd. */
+	_exit(0);
+}
+
+static void __attribute__((noreturn))
+a_lowfd_worker(int s, int rep, int go)
+{
+	struct a_rec r;
+	struct rlimit rl;
+	char c;
+	int fd, i;
+
+	alarm(A_LIFE);
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		_exit(1);
+	rl.rlim_cur = 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		_exit(2);
+	for (i = 0; i < A_NLOWFD; i++) {
+		r.pid = pdfork(&fd, 0);
+		r.err = errno;
+		if (r.pid == 0) {
+			a_close_from3(-1);
+			a_pause();
+		}
+		if (r.pid > 0) {
+			if (t_sendfd(s, "f", 1, fd) != 0)
+				_exit(3);
+			close(fd);
+		}
+		a_write(rep, &r, sizeof(r));
+	}
+	r.pid = 0;
+	r.err = 0;
+	a_write(rep, &r, sizeof(r));
+	(void)read(go, &c, 1);
+	_exit(0);
+}
+
+/*
+ * With RLIMIT_NOFILE 64 in the owner, every pdfork either works, and
+ * then the child dies at the last close, or fails with EMFILE or EAGAIN:
+ * no child is left unguarded.
+ */
+T_TC(nothing_silent__low_nofile,
+    "under RLIMIT_NOFILE 64, a child is guarded or pdfork fails")
+{
+	char surv[256];
+	struct a_rec r[A_NLOWFD];
+	int w[A_NLOWFD], ks[2], rep[2], go[2];
+	int64_t deadline;
+	int i, nok, nrec, nsurv;
+	pid_t keeper, worker;
+	size_t len;
+
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    ks) == 0);
+	ATF_REQUIRE(pipe2(rep, O_CLOEXEC) == 0);
+	ATF_REQUIRE(pipe2(go, O_CLOEXEC) == 0);
+	ATF_REQUIRE((keeper = fork()) >= 0);
+	if (keeper == 0) {
+		a_close_from3(ks[1]);
+		a_keeper(ks[1]);
+	}
+	ATF_REQUIRE(close(ks[1]) == 0);
+	ATF_REQUIRE((worker = fork()) >= 0);
+	if (worker == 0) {
+		close(rep[0]);
+		close(go[1]);
+		a_lowfd_worker(ks[0], rep[1], go[0]);
+	}
+	ATF_REQUIRE(close(rep[1]) == 0);
+	ATF_REQUIRE(close(go[0]) == 0);
+
+	nok = 0;
+	for (nrec = 0; nrec < A_NLOWFD; nrec++) {
+		w[nrec] = -1;
+		ATF_REQUIRE_MSG(a_read_within(rep[0], &r[nrec], sizeof(r[0]),
+		    T_LONG_MS) == (ssize_t)sizeof(r[0]), "the worker did not "
+		    "report pdfork %d", nrec);
+		if (r[nrec].pid > 0) {
+			w[nrec] = t_watch(r[nrec].pid);
+			nok++;
+		} else
+			ATF_CHECK_MSG(r[nrec].err == EMFILE ||
+			    r[nrec].err == EAGAIN, "pdfork %d: %s, not "
+			    "EMFILE or EAGAIN", nrec, strerror(r[nrec].err));
+	}
+	ATF_REQUIRE(a_read_within(rep[0], &r[0], sizeof(r[0]), T_LONG_MS) ==
+	    (ssize_t)sizeof(r[0]));
+	ATF_REQUIRE(r[0].pid == 0);
+	fprintf(stderr, "%d of %d pdforks worked\n", nok, A_NLOWFD);
+
+	/* The keeper's exit closes the last copies; the worker lives on. */
+	ATF_REQUIRE(t_sendfd(ks[0], "x", 1, -1) == 0);
+	ATF_CHECK_EQ(a_reap(keeper), 0);
+	deadline = a_now_ms() + T_LONG_MS;
+	nsurv = 0;
+	surv[0] = '\0';
+	for (i = 0; i < A_NLOWFD; i++) {
+		if (w[i] == -1)
+			continue;
+		if (!a_dies(w[i], a_left(deadline))) {
+			len = strlen(surv);
+			if (nsurv++ < 16)
+				snprintf(surv + len, sizeof(surv) - len, " %d",
+				    (int)r[i].pid);
+		}
+		ATF_REQUIRE(close(w[i]) == 0);
+	}
+	ATF_REQUIRE(write(go[1], "g", 1) == 1);
+	ATF_CHECK_EQ(a_reap(worker), 0);
+	ATF_REQUIRE(close(go[1]) == 0);
+	ATF_REQUIRE(close(rep[0]) == 0);
+	ATF_REQUIRE(close(ks[0]) == 0);
+	ATF_CHECK_MSG(nsurv == 0, "%d of %d children survived the last "
+	    "close (pids%s%s)", nsurv, nok, surv, nsurv > 16 ? " ..." : "");
+}
+
+/* 5, 6: a guardian that faults fails closed. */
+
+/*
+ * Killing the guardian kills every child it guarded (fail closed):
+ * pdwait reports SIGKILL, and a later pdfork is guarded by a new one.
+ */
+T_TC(guardian_fault__killed, "a killed guardian takes its children along")
+{
+	int fd[A_NFAULT], w[A_NFAULT], fd2, i, status, w2, wg;
+	pid_t g, g2, pid[A_NFAULT];
+	struct a_stat st;
+	int64_t deadline;
+	bool dead, gchild;
+
+	for (i = 0; i < A_NFAULT; i++) {
+		ATF_REQUIRE((pid[i] = a_pdfork_clean(&fd[i])) > 0);
+		w[i] = t_watch(pid[i]);
+	}
+	ATF_REQUIRE_MSG((g = t_guardian_pid()) > 0, "no guardian found");
+	gchild = a_stat(g, &st) && st.ppid == getpid();
+	wg = t_watch(g);
+	ATF_REQUIRE(kill(g, SIGKILL) == 0);
+	ATF_REQUIRE(t_dead_within(wg, T_LONG_MS));
+	deadline = a_now_ms() + T_LONG_MS;
+	for (i = 0; i < A_NFAULT; i++) {
+		dead = t_dead_within(w[i], a_left(deadline));
+		ATF_CHECK_MSG(dead, "child %d (pid %d) survived its guardian "
+		    "%d by %d ms", i, (int)pid[i], (int)g, T_LONG_MS);
+		if (!dead)
+			ATF_REQUIRE(pdkill(fd[i], SIGKILL) == 0);
+		status = 0;
+		ATF_CHECK_MSG(pdwait(fd[i], &status, WEXITED, NULL, NULL) ==
+		    0, "pdwait %d: %s", i, strerror(errno));
+		if (dead)
+			ATF_CHECK_MSG(WIFSIGNALED(status) &&
+			    WTERMSIG(status) == SIGKILL, "child %d: status "
+			    "%#x, not killed by SIGKILL", i, status);
+		ATF_REQUIRE(t_reaped_within(w[i], T_LONG_MS));
+		ATF_REQUIRE(close(fd[i]) == 0);
+		ATF_REQUIRE(close(w[i]) == 0);
+	}
+	/* Ours, the dead guardian must not stay a zombie. */
+	if (gchild)
+		ATF_CHECK_MSG(t_reaped_within(wg, T_LONG_MS),
+		    "the dead guardian %d was not reaped", (int)g);
+	ATF_REQUIRE(close(wg) == 0);
+	w2 = t_watch(t_pdfork_pause(&fd2, 0));
+	g2 = t_guardian_pid();
+	ATF_CHECK_MSG(g2 > 0 && g2 != g, "no new guardian (%d)", (int)g2);
+	ATF_REQUIRE(close(fd2) == 0);
+	t_expect_death(w2);
+}
+
+struct a_try {
+	pid_t	pid;
+	int	err;
+	int	fd;
+	int	wr;		/* The child writes 'x' here if it runs. */
+};
+
+static void *
+a_try_pdfork(void *arg)
+{
+	struct a_try *t;
+
+	t = arg;
+	t->pid = pdfork(&t->fd, 0);
+	t->err = errno;
+	if (t->pid == 0) {
+		a_write(t->wr, "x", 1);
+		_exit(0);
+	}
+	return (NULL);
+}
+
+/*
+ * With the guardian stopped, pdfork fails with EAGAIN within a bound and
+ * leaves no child; the children guarded before still die at their last
+ * close once the guardian runs again.
+ */
+T_TC(guardian_fault__stopped, "a stopped guardian makes pdfork fail")
+{
+	pid_t g, pid[A_NFAULT], known[A_MAXKIDS], now[A_MAXKIDS];
+	int fd[A_NFAULT], w[A_NFAULT], i, nknown, nnow, p[2], status, fd2;
+	int wx, wg, error;
+	struct a_stat st;
+	struct timespec ts;
+	struct a_try t;
+	pthread_t td;
+	int64_t t0, ms;
+	ssize_t n;
+	char c;
+
+	for (i = 0; i < A_NFAULT; i++) {
+		ATF_REQUIRE((pid[i] = a_pdfork_clean(&fd[i])) > 0);
+		w[i] = t_watch(pid[i]);
+	}
+	ATF_REQUIRE_MSG((g = t_guardian_pid()) > 0, "no guardian found");
+	wg = t_watch(g);
+	nknown = a_children(getpid(), known, A_MAXKIDS);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	ATF_REQUIRE(kill(g, SIGSTOP) == 0);
+
+	memset(&t, 0, sizeof(t));
+	t.fd = -1;
+	t.wr = p[1];
+	t0 = a_now_ms();
+	ATF_REQUIRE(pthread_create(&td, NULL, a_try_pdfork, &t) == 0);
+	ATF_REQUIRE(clock_gettime(CLOCK_REALTIME, &ts) == 0);
+	ts.tv_sec += T_LONG_MS / 1000;
+	error = pthread_timedjoin_np(td, NULL, &ts);
+	ms = a_now_ms() - t0;
+	if (error == ETIMEDOUT) {
+		ATF_REQUIRE(kill(g, SIGCONT) == 0);
+		ATF_REQUIRE(pthread_join(td, NULL) == 0);
+	} else
+		ATF_REQUIRE(error == 0);
+	ATF_CHECK_MSG(error == 0, "pdfork blocked for %d ms with the "
+	    "guardian stopped", T_LONG_MS);
+	ATF_CHECK_MSG(t.pid == -1 && t.err == EAGAIN, "pdfork with the "
+	    "guardian stopped: %d (%s) after %lld ms, not -1 with EAGAIN",
+	    (int)t.pid, t.pid == -1 ? strerror(t.err) : "no error",
+	    (long long)ms);
+	fprintf(stderr, "pdfork returned after %lld ms\n", (long long)ms);
+
+	/* Its child, if any, never ran: it wrote nothing, and went. */
+	ATF_REQUIRE(close(p[1]) == 0);
+	c = '-';
+	n = a_read_within(p[0], &c, 1, T_LONG_MS);
+	ATF_CHECK_MSG(n == 0, "the child of the failed pdfork %s",
+	    n == 1 ? "ran user code" : "still holds its pipe");
+	ATF_REQUIRE(close(p[0]) == 0);
+	nnow = a_children(getpid(), now, A_MAXKIDS);
+	for (i = 0; i < nnow; i++) {
+		if (a_in(now[i], known, nknown) || now[i] == t.pid ||
+		    !a_stat(now[i], &st) || a_is_guardian(&st) ||
+		    (wx = (int)syscall(SYS_pidfd_open, now[i], 0)) == -1)
+			continue;
+		ATF_CHECK_MSG(t_reaped_within(wx, T_LONG_MS), "the failed "
+		    "pdfork left child %d (%c)", (int)now[i], st.state);
+		ATF_REQUIRE(close(wx) == 0);
+	}
+	if (t.pid > 0) {
+		ATF_REQUIRE(pdwait(t.fd, &status, WEXITED, NULL, NULL) == 0);
+		ATF_REQUIRE(close(t.fd) == 0);
+	}
+
+	/* Running again, the guardian still guards the earlier children. */
+	(void)kill(g, SIGCONT);
+	for (i = 0; i < A_NFAULT; i++) {
+		ATF_REQUIRE(close(fd[i]) == 0);
+		ATF_CHECK_MSG(t_dead_within(w[i], T_LONG_MS), "child %d "
+		    "(pid %d) survived its last close after SIGCONT", i,
+		    (int)pid[i]);
+		if (!t_dead_within(w[i], 0))
+			(void)syscall(SYS_pidfd_send_signal, w[i], SIGKILL,
+			    NULL, 0);
+		ATF_REQUIRE(t_reaped_within(w[i], T_LONG_MS));
+		ATF_REQUIRE(close(w[i]) == 0);
+	}
+	/* Killing the stopped guardian instead would be fail closed too. */
+	ATF_REQUIRE(close(wg) == 0);
+	t_pdfork_exit(&fd2, 0, 7);
+	ATF_REQUIRE(pdwait(fd2, &status, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+	ATF_REQUIRE(close(fd2) == 0);
+}
+
+/*
+ * 7: the guardian owes its owner nothing: checks of guardian g (of a
+ * process whose session and group are ours) through /proc.
+ */
+static void
+a_hygiene(pid_t g, const char *who)
+{
+	char path[300], link[300], buf[256], soft[64], hard[64];
+	unsigned long long mask;
+	unsigned int id[4];
+	struct a_stat st;
+	struct dirent *de;
+	FILE *fp;
+	ssize_t n;
+	int fd, nfds;
+	DIR *d;
+
+	ATF_REQUIRE_MSG(a_stat(g, &st), "%s: no guardian %d", who, (int)g);
+	ATF_CHECK_MSG(st.sid != getsid(0), "%s: the guardian is in our "
+	    "session %d", who, (int)st.sid);
+	ATF_CHECK_MSG(st.pgrp != getpgrp(), "%s: the guardian is in our "
+	    "process group %d", who, (int)st.pgrp);
+
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)g);
+	memset(link, 0, sizeof(link));
+	ATF_REQUIRE(readlink(path, link, sizeof(link) - 1) > 0);
+	ATF_CHECK_MSG(strcmp(link, "/") == 0, "%s: the guardian's cwd is "
+	    "%s, not /", who, link);
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)g);
+	ATF_REQUIRE((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_CHECK_MSG(n == 0, "%s: the guardian's environment is not empty "
+	    "(%zd bytes, \"%.*s\")", who, n, n > 0 ? (int)n : 0, buf);
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)g);
+	ATF_REQUIRE((d = opendir(path)) != NULL);
+	nfds = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)g,
+		    de->d_name);
+		memset(link, 0, sizeof(link));
+		if (readlink(path, link, sizeof(link) - 1) <= 0)
+			continue;	/* Closed meanwhile. */
+		nfds++;
+		if (atoi(de->d_name) <= 2)
+			ATF_CHECK_MSG(strcmp(link, "/dev/null") == 0,
+			    "%s: guardian fd %s is %s", who, de->d_name,
+			    link);
+		else
+			ATF_CHECK_MSG(strncmp(link, "socket:", 7) == 0 ||
+			    strcmp(link, "anon_inode:[pidfd]") == 0 ||
+			    strncmp(link, "pidfd:", 6) == 0 ||
+			    strcmp(link, "anon_inode:[eventpoll]") == 0,
+			    "%s: guardian fd %s is %s, not a socket, pidfd "
+			    "or epoll", who, de->d_name, link);
+	}
+	closedir(d);
+	ATF_CHECK_MSG(nfds >= 4, "%s: the guardian has %d fds", who, nfds);
+
+	ATF_REQUIRE(a_status(g, "SigBlk:", buf, sizeof(buf)));
+	mask = strtoull(buf, NULL, 16);
+	ATF_CHECK_MSG(mask == 0, "%s: the guardian blocks signals (%s)", who,
+	    buf);
+	ATF_REQUIRE(a_status(g, "SigIgn:", buf, sizeof(buf)));
+	mask = strtoull(buf, NULL, 16);
+	ATF_CHECK_MSG(mask == 0, "%s: the guardian ignores signals (%s)", who,
+	    buf);
+	ATF_REQUIRE(a_status(g, "Umask:", buf, sizeof(buf)));
+	ATF_CHECK_MSG(strtoul(buf, NULL, 8) == 077, "%s: the guardian's "
+	    "umask is %s, not 0077", who, buf);
+	ATF_REQUIRE(a_status(g, "Uid:", buf, sizeof(buf)));
+	ATF_REQUIRE(sscanf(buf, "%u %u %u %u", &id[0], &id[1], &id[2],
+	    &id[3]) == 4);
+	ATF_CHECK_MSG(id[0] == id[1] && id[1] == id[2] && id[2] == id[3],
+	    "%s: the guardian's uids differ (%s)", who, buf);
+	ATF_REQUIRE(a_status(g, "Gid:", buf, sizeof(buf)));
+	ATF_REQUIRE(sscanf(buf, "%u %u %u %u", &id[0], &id[1], &id[2],
+	    &id[3]) == 4);
+	ATF_CHECK_MSG(id[0] == id[1] && id[1] == id[2] && id[2] == id[3],
+	    "%s: the guardian's gids differ (%s)", who, buf);
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)g);
+	ATF_REQUIRE((fp = fopen(path, "re")) != NULL);
+	soft[0] = hard[0] = '\0';
+	while (fgets(buf, sizeof(buf), fp) != NULL)
+		if (strncmp(buf, "Max open files", 14) == 0 &&
+		    sscanf(buf + 14, "%63s %63s", soft, hard) != 2)
+			soft[0] = hard[0] = '\0';
+	fclose(fp);
+	ATF_CHECK_MSG(soft[0] != '\0' && strcmp(soft, hard) == 0, "%s: the "
+	    "guardian's RLIMIT_NOFILE soft %s is not its hard %s", who, soft,
+	    hard);
+}
+
+/*
+ * The guardian is clean: cwd /, empty environment, stdio on /dev/null and
+ * nothing but sockets and pidfds, no signal blocked or ignored, umask 077,
+ * its own session, one uid and one gid, NOFILE soft raised to hard; run
+ * by nobody, it is not dumpable (its /proc directory is root's).
+ */
+T_TC(guardian_hygiene, "the guardian inherits nothing of its owner's")
+{
+	struct rlimit rl;
+	struct stat sb;
+	int fd, go[2], rep[2], w;
+	char path[64], buf[128];
+	pid_t g, o, pid;
+
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	ATF_REQUIRE_MSG((g = t_guardian_pid()) > 0, "no guardian found");
+	a_hygiene(g, "ours");
+	ATF_REQUIRE(close(fd) == 0);
+	t_expect_death(w);
+	if (geteuid() != 0) {
+		atf_tc_skip("needs root to run an owner as nobody (the "
+		    "checks of our own guardian passed)");
+	}
+
+	/* An owner as nobody, with a soft NOFILE below the hard one. */
+	ATF_REQUIRE(pipe2(rep, O_CLOEXEC) == 0);
+	ATF_REQUIRE(pipe2(go, O_CLOEXEC) == 0);
+	ATF_REQUIRE((o = fork()) >= 0);
+	if (o == 0) {
+		pid = -1;
+		if (a_become_nobody() &&
+		    getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+			rl.rlim_cur = rl.rlim_max > 256 ? 256 : rl.rlim_max / 2;
+			if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+				pid = a_pdfork_clean(&fd);
+		}
+		a_write(rep[1], &pid, sizeof(pid));
+		(void)read(go[0], buf, 1);
+		_exit(0);
+	}
+	ATF_REQUIRE(close(rep[1]) == 0);
+	ATF_REQUIRE(close(go[0]) == 0);
+	ATF_REQUIRE(a_read_within(rep[0], &pid, sizeof(pid), T_LONG_MS) ==
+	    (ssize_t)sizeof(pid));
+	if (pid <= 0) {
+		ATF_REQUIRE(write(go[1], "g", 1) == 1);
+		(void)a_reap(o);
+		atf_tc_fail("the owner as nobody could not pdfork");
+	}
+	w = t_watch(pid);
+	g = t_guardian_pid_of(o);
+	if (g > 0) {
+		a_hygiene(g, "nobody's");
+		ATF_REQUIRE(a_status(g, "Uid:", buf, sizeof(buf)));
+		ATF_CHECK_MSG(strncmp(buf, "65534\t65534\t65534\t65534", 23) ==
+		    0, "nobody's guardian has uids %s", buf);
+		snprintf(path, sizeof(path), "/proc/%d", (int)g);
+		ATF_REQUIRE(stat(path, &sb) == 0);
+		ATF_CHECK_MSG(sb.st_uid == 0, "nobody's guardian is dumpable "
+		    "(%s is owned by uid %u, not root)", path,
+		    (unsigned int)sb.st_uid);
+	}
+	ATF_REQUIRE(write(go[1], "g", 1) == 1);
+	ATF_CHECK_EQ(a_reap(o), 0);
+	ATF_CHECK_MSG(a_dies(w, T_LONG_MS), "nobody's child survived its "
+	    "owner");
+	ATF_REQUIRE(close(w) == 0);
+	ATF_REQUIRE(close(rep[0]) == 0);
+	ATF_REQUIRE(close(go[1]) == 0);
+	ATF_REQUIRE_MSG(g > 0, "no guardian found for the owner %d", (int)o);
+}
+
+/*
+ * 8: the guardian of a set-uid-root owner run by nobody (real uid nobody,
+ * effective and saved uid root) runs with root's uids only: the user
+ * nobody can neither signal nor ptrace it.
+ */
+T_TC(setuid_owner, "nobody cannot signal the guardian of a set-uid owner")
+{
+	struct { pid_t pid; int err; } rr;
+	int err[3], fd, go[2], rep[2], res[2], w, wg;
+	char buf[128];
+	pid_t a, g, o;
+	bool dead;
+
+	if (geteuid() != 0)
+		atf_tc_skip("needs root to make a set-uid owner");
+	ATF_REQUIRE(pipe2(rep, O_CLOEXEC) == 0);
+	ATF_REQUIRE(pipe2(go, O_CLOEXEC) == 0);
+	ATF_REQUIRE((o = fork()) >= 0);
+	if (o == 0) {
+		rr.pid = -1;
+		rr.err = 0;
+		if (setgroups(0, NULL) == 0 &&
+		    setresgid(A_NOBODY, A_NOBODY, A_NOBODY) == 0 &&
+		    setresuid(A_NOBODY, 0, 0) == 0)
+			rr.pid = a_pdfork_clean(&fd);
+		rr.err = errno;
+		a_write(rep[1], &rr, sizeof(rr));
+		(void)read(go[0], buf, 1);
+		_exit(0);
+	}
+	ATF_REQUIRE(close(rep[1]) == 0);
+	ATF_REQUIRE(close(go[0]) == 0);
+	ATF_REQUIRE(a_read_within(rep[0], &rr, sizeof(rr), T_LONG_MS) ==
+	    (ssize_t)sizeof(rr));
+	if (rr.pid <= 0) {
+		ATF_REQUIRE(write(go[1], "g", 1) == 1);
+		(void)a_reap(o);
+		atf_tc_fail("the set-uid owner could not pdfork: %s",
+		    strerror(rr.err));
+	}
+	w = t_watch(rr.pid);
+	if ((g = t_guardian_pid_of(o)) <= 0) {
+		ATF_REQUIRE(write(go[1], "g", 1) == 1);
+		(void)a_reap(o);
+		(void)a_dies(w, T_LONG_MS);
+		ATF_REQUIRE(close(w) == 0);
+		atf_tc_fail("no guardian found for the owner %d", (int)o);
+	}
+	wg = t_watch(g);
+	if (a_status(g, "Uid:", buf, sizeof(buf)))
+		fprintf(stderr, "guardian %d: Uid: %s\n", (int)g, buf);
+
+	/* The attacker: nobody through and through. */
+	ATF_REQUIRE(pipe2(res, O_CLOEXEC) == 0);
+	ATF_REQUIRE((a = fork()) >= 0);
+	if (a == 0) {
+		if (!a_become_nobody())
+			_exit(1);
+		err[0] = ptrace(PTRACE_ATTACH, g, NULL, NULL) == -1 ? errno : 0;
+		err[1] = kill(g, SIGSTOP) == -1 ? errno : 0;
+		err[2] = kill(g, SIGKILL) == -1 ? errno : 0;
+		a_write(res[1], err, sizeof(err));
+		_exit(0);	/* Detaches, had the attach worked. */
+	}
+	ATF_REQUIRE(close(res[1]) == 0);
+	ATF_CHECK_EQ(a_reap(a), 0);
+	memset(err, 0, sizeof(err));
+	ATF_REQUIRE(a_read_within(res[0], err, sizeof(err), T_LONG_MS) ==
+	    (ssize_t)sizeof(err));
+	ATF_REQUIRE(close(res[0]) == 0);
+	(void)kill(g, SIGCONT);
+	ATF_CHECK_MSG(err[0] == EPERM, "nobody's PTRACE_ATTACH of the "
+	    "guardian: %s", err[0] == 0 ? "worked" : strerror(err[0]));
+	ATF_CHECK_MSG(err[1] == EPERM, "nobody's SIGSTOP to the guardian: %s",
+	    err[1] == 0 ? "delivered" : strerror(err[1]));
+	ATF_CHECK_MSG(err[2] == EPERM, "nobody's SIGKILL to the guardian: %s",
+	    err[2] == 0 ? "delivered" : strerror(err[2]));
+
+	/* Still guarded: the owner's exit kills the child. */
+	ATF_REQUIRE(write(go[1], "g", 1) == 1);
+	ATF_CHECK_EQ(a_reap(o), 0);
+	dead = a_dies(w, T_LONG_MS);
+	ATF_CHECK_MSG(dead, "the set-uid owner's child survived the owner");
+	ATF_REQUIRE(close(w) == 0);
+	(void)a_dies(wg, T_LONG_MS);
+	ATF_REQUIRE(close(wg) == 0);
+	ATF_REQUIRE(close(rep[0]) == 0);
+	ATF_REQUIRE(close(go[1]) == 0);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+
+	ATF_TP_ADD_TC(tp, outside_keepalive__child_locks_own_pidfd);
+	ATF_TP_ADD_TC(tp, outside_keepalive__other_uid);
+	ATF_TP_ADD_TC(tp, creation_window__owner_killed);
+	ATF_TP_ADD_TC(tp, nothing_silent__low_nofile);
+	ATF_TP_ADD_TC(tp, guardian_fault__killed);
+	ATF_TP_ADD_TC(tp, guardian_fault__stopped);
+	ATF_TP_ADD_TC(tp, guardian_hygiene);
+	ATF_TP_ADD_TC(tp, setuid_owner);
+	return (atf_no_error());
+}
