@@ -1228,7 +1228,11 @@ T_TC(guardian_hygiene, "the guardian inherits nothing of its owner's")
 		ATF_REQUIRE(a_status(g, "Uid:", buf, sizeof(buf)));
 		ATF_CHECK_MSG(strncmp(buf, "65534\t65534\t65534\t65534", 23) ==
 		    0, "nobody's guardian has uids %s", buf);
-		snprintf(path, sizeof(path), "/proc/%d", (int)g);
+		/*
+		 * Not /proc/PID itself, which always shows the effective
+		 * uid: its private entries are root's once not dumpable.
+		 */
+		snprintf(path, sizeof(path), "/proc/%d/fd", (int)g);
 		ATF_REQUIRE(stat(path, &sb) == 0);
 		ATF_CHECK_MSG(sb.st_uid == 0, "nobody's guardian is dumpable "
 		    "(%s is owned by uid %u, not root)", path,
