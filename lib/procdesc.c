@@ -109,21 +109,27 @@ pd_dispose(int pidfd)
 	pthread_mutex_unlock(&procdesc_mtx);
 }
 
-/* A guardian with room, and a socketpair for the new descriptor. */
+/*
+ * A guardian with room (started first, so that a new one takes the lowest
+ * free numbers, as the one it replaces had), and a socketpair for the new
+ * descriptor.
+ */
 static int
 pd_prepare(int sv[2], int *gidxp, int *ctlp)
 {
 	int error;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
-		return (errno);
 	pthread_mutex_lock(&procdesc_mtx);
 	error = procdesc_guardian_pick(gidxp, ctlp);
 	pthread_mutex_unlock(&procdesc_mtx);
-	if (error != 0) {
-		close(sv[0]);
-		close(sv[1]);
-	}
+	if (error != 0)
+		return (error);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0)
+		return (0);
+	error = errno;
+	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_guardian_release(*gidxp);
+	pthread_mutex_unlock(&procdesc_mtx);
 	return (error);
 }
 
