@@ -7,9 +7,10 @@
 /*
  * Private interfaces between the benchmark's files (issue #7).
  *
- * bench.c runs the sections and owns main(); scale.c the 10,000-children
- * section; proc.c creates and collects children and reads /proc;
- * stats.c keeps samples and prints the table, the CSV and the goals.
+ * bench.c runs the sections and owns main(); scale.c the 10,000- and
+ * 19,000-children sections; proc.c creates and collects children, finds
+ * the guardians and reads /proc; stats.c keeps samples and prints the
+ * table, the CSV and the goals.
  * Single-threaded: nothing here is shared with another thread.
  */
 
@@ -56,6 +57,21 @@ enum kind {
 	K_CLONE3			/* clone3 pidfd, waitid(P_PIDFD). */
 };
 
+/*
+ * The guardian processes of one owner.  The library may run several (one
+ * per so many children), and figures about "the guardian" are summed over
+ * all of them.  Other helpers of the library among the owner's children
+ * (such as a parent standing between owner and guardian) are kept apart,
+ * so as not to be taken for the owner's children.
+ */
+#define	GUARDIANS_MAX	16
+struct guardians {
+	pid_t		 gs_pid[GUARDIANS_MAX];
+	size_t		 gs_n;
+	pid_t		 gs_aux[GUARDIANS_MAX];
+	size_t		 gs_naux;
+};
+
 /* stats.c */
 void	samples_init(struct samples *, size_t);
 void	samples_add(struct samples *, double);
@@ -70,30 +86,39 @@ void	out_section(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	out_row(const struct row *);
 void	out_time(const char *, struct samples *, const char *,
 	    struct samples *, const char *, enum verdict);
+void	out_time_vs(const char *, struct samples *, const char *, double,
+	    const char *, enum verdict);
+void	out_val(const char *, double, const char *, const char *, double,
+	    const char *, enum verdict);
 enum verdict out_goal(bool);
 void	out_summary(void);
+void	out_goals_clear(void);
 void	out_goals_export(int);
 void	out_goals_import(int);
 void	out_close(void);
 
 /* proc.c */
 void	child_pause(void) __attribute__((noreturn));
+pid_t	spawn_try(enum kind, int *);
 pid_t	spawn_paused(enum kind, int *);
 void	collect_all(enum kind, const pid_t *, const int *, size_t);
-pid_t	guardian_find(const char **);
+pid_t	*proc_children(pid_t, size_t *);
+size_t	children_count(pid_t, const struct guardians *);
+size_t	guardians_find(pid_t, struct guardians *, const char **);
+long	guardians_status(const struct guardians *, const char *);
+uint64_t guardians_cpu_ns(const struct guardians *);
+int64_t	guardians_quiet(const struct guardians *, int64_t);
+bool	guardians_gone(const struct guardians *, int64_t);
 long	proc_status(pid_t, const char *);
 long	proc_field(pid_t, const char *, const char *);
 long	proc_nfds(pid_t);
 uint64_t proc_cpu_ns(pid_t, pid_t);
-long	proc_blocked(pid_t, long);
+long	proc_syscall(pid_t, pid_t);
 long	mem_available_kb(void);
-/* The guardian's threads with nothing to guard: main and mailer. */
-#define	GUARDIAN_IDLE	2
-int64_t	guardian_wait_threads(pid_t, long, int64_t);
-int64_t	guardian_wait_blocked(pid_t, long, int64_t);
 void	sleep_ns(int64_t);
 
 /* scale.c */
-void	bench_scale(size_t, int, int, pid_t);
+void	bench_scale(size_t, int, int, struct guardians *);
+void	bench_limit(size_t, int, struct guardians *);
 
 #endif /* !_BENCH_H_ */

@@ -25,5 +25,7 @@ set yrange [0:*]
 set key top left
 plot dir."/scale.csv" using 1:2 skip 1 with linespoints lw 2 \
 	title "pdfork", \
+     dir."/scale.csv" using 1:4 skip 1 with linespoints lw 2 \
+	title "clone3(CLONE_PIDFD), pidfds kept (baseline)", \
      dir."/scale.csv" using 1:3 skip 1 with linespoints lw 2 \
-	title "fork (baseline)"
+	title "fork"

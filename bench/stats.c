@@ -192,9 +192,11 @@ fmt_val(char *buf, size_t len, double v, const char *unit)
 		snprintf(buf, len, "-");
 	else if (strcmp(unit, "ns") != 0) {
 		if (v == (double)(long long)v && fabs(v) < 1e15)
-			snprintf(buf, len, "%.0f %s", v, unit);
+			snprintf(buf, len, "%.0f%s%s", v, *unit != '\0' ?
+			    " " : "", unit);
 		else
-			snprintf(buf, len, "%.2f %s", v, unit);
+			snprintf(buf, len, "%.2f%s%s", v, *unit != '\0' ?
+			    " " : "", unit);
 	} else if (v < 1e3)
 		snprintf(buf, len, "%.0f ns", v);
 	else if (v < 1e6)
@@ -269,6 +271,19 @@ void
 out_time(const char *name, struct samples *s, const char *bname,
     struct samples *b, const char *goal, enum verdict v)
 {
+
+	out_time_vs(name, s, bname, b != NULL ? samples_pct(b, 0.5) : NAN,
+	    goal, v);
+}
+
+/*
+ * A row of time samples against a baseline that is a single value (a
+ * floor summed from several medians).
+ */
+void
+out_time_vs(const char *name, struct samples *s, const char *bname,
+    double bmed, const char *goal, enum verdict v)
+{
 	struct row r;
 
 	memset(&r, 0, sizeof(r));
@@ -278,9 +293,28 @@ out_time(const char *name, struct samples *s, const char *bname,
 	r.r_p99 = samples_pct(s, 0.99);
 	r.r_unit = "ns";
 	r.r_base = bname;
-	r.r_bmed = (b != NULL) ? samples_pct(b, 0.5) : NAN;
+	r.r_bmed = bmed;
 	r.r_goal = goal;
 	r.r_verdict = v;
+	out_row(&r);
+}
+
+/* A row of one value (no samples), against a baseline value or NAN. */
+void
+out_val(const char *name, double v, const char *unit, const char *base,
+    double bv, const char *goal, enum verdict vd)
+{
+	struct row r;
+
+	memset(&r, 0, sizeof(r));
+	r.r_name = name;
+	r.r_med = v;
+	r.r_p99 = NAN;
+	r.r_unit = unit;
+	r.r_base = base;
+	r.r_bmed = bv;
+	r.r_goal = goal;
+	r.r_verdict = vd;
 	out_row(&r);
 }
 
@@ -305,6 +339,17 @@ out_summary(void)
 	for (i = 0; i < out_ngoals; i++)
 		out_printf("  %-6s %s\n", verdict_str(out_goals[i].g_verdict),
 		    out_goals[i].g_text);
+}
+
+/*
+ * In a forked copy: forget the goals the parent judged before the fork,
+ * so that out_goals_export() hands back only the copy's own.
+ */
+void
+out_goals_clear(void)
+{
+
+	out_ngoals = 0;
 }
 
 /* Hand the goals judged in a forked copy to the parent over fd. */
