@@ -356,10 +356,13 @@ bench_signals(const struct iters *it)
 	int64_t t0, t1, t2, t3;
 	pid_t pid;
 	size_t i;
-	int fd;
+	int fd, pfd;
 
 	out_section("2. Signals (signal 0 to a live child)");
 	pid = spawn_paused(K_PD, &fd);
+	/* The descriptor is no pidfd: a raw one of the same child. */
+	if ((pfd = sys_pidfd_open(pid, 0)) == -1)
+		err(1, "pidfd_open");
 	samples_init(&sk, it->it_sig);
 	samples_init(&sp, it->it_sig);
 	samples_init(&sd, it->it_sig);
@@ -368,7 +371,7 @@ bench_signals(const struct iters *it)
 		if (kill(pid, 0) == -1)
 			err(1, "kill");
 		t1 = now_ns();
-		if (sys_pidfd_send_signal(fd, 0) == -1)
+		if (sys_pidfd_send_signal(pfd, 0) == -1)
 			err(1, "pidfd_send_signal");
 		t2 = now_ns();
 		if (pdkill(fd, 0) == -1)
@@ -382,6 +385,7 @@ bench_signals(const struct iters *it)
 	out_time("pidfd_send_signal(fd, 0)", &sp, "kill", &sk, NULL, V_NONE);
 	out_time("pdkill(fd, 0)", &sd, "kill", &sk, "<= 1.5x",
 	    out_goal(samples_pct(&sd, 0.5) <= 1.5 * samples_pct(&sk, 0.5)));
+	close(pfd);
 	collect_all(K_PD, &pid, &fd, 1);
 	settle();
 	samples_free(&sk);
@@ -480,7 +484,7 @@ bench_closekill(const struct iters *it, struct samples *sc,
 			t0 = now_ns();
 			samples_add(sc, (double)until_dead(cfd, t0));
 		} else {
-			(void)sys_pidfd_send_signal(fd, SIGKILL);
+			(void)sys_pidfd_send_signal(cfd, SIGKILL);
 			t0 = now_ns();
 			samples_add(sk, (double)until_dead(cfd, t0));
 			(void)pdwait(fd, NULL, WEXITED, NULL, NULL);
