@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,40 +156,70 @@ procdesc_desc_bind(int a, pid_t pid, int pidfd, uint64_t id)
 	return (error);
 }
 
+/* Parse a decimal (base 10) or hex (16) number up to end; false if bad. */
+static bool
+ds_num(const char **pp, int base, char end, uint64_t *vp)
+{
+	const char *p;
+	uint64_t v;
+	int d;
+
+	v = 0;
+	for (p = *pp; *p != end; p++) {
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (base == 16 && *p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else
+			return (false);
+		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return (false);
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	if (p == *pp)
+		return (false);
+	*pp = p + 1;
+	*vp = v;
+	return (true);
+}
+
 /*
  * Read the name of descriptor fd: 0, EBADF if fd is not open, EINVAL if it
- * is not a process descriptor.
+ * is not a process descriptor.  Parsed by hand: pdkill's cost is mostly
+ * this.
  */
 int
 procdesc_desc_name(int fd, struct procdesc_name *np)
 {
 	struct sockaddr_un sa;
-	unsigned long long tag, id;
+	const char *p;
+	uint64_t pid, tag, id;
 	socklen_t len;
-	char kind, end;
-	int error, pid, saved;
+	char kind;
+	int error, saved;
 
 	saved = errno;
 	len = sizeof(sa);
-	memset(&sa, 0, sizeof(sa));
 	if (getsockname(fd, (struct sockaddr *)&sa, &len) == -1) {
 		error = (errno == EBADF) ? EBADF : EINVAL;
 		errno = saved;
 		return (error);
 	}
-	errno = saved;
-	if (sa.sun_family != AF_UNIX || sa.sun_path[0] != '\0' ||
-	    len <= offsetof(struct sockaddr_un, sun_path) + 1 ||
-	    len >= sizeof(sa))
+	if (sa.sun_family != AF_UNIX || len >= sizeof(sa) ||
+	    len <= offsetof(struct sockaddr_un, sun_path) +
+	    sizeof(PG_NAME_PREFIX) || sa.sun_path[0] != '\0' ||
+	    memcmp(sa.sun_path + 1, PG_NAME_PREFIX,
+	    sizeof(PG_NAME_PREFIX) - 1) != 0)
 		return (EINVAL);
 	((char *)&sa)[len] = '\0';
-	if (strncmp(sa.sun_path + 1, PG_NAME_PREFIX,
-	    strlen(PG_NAME_PREFIX)) != 0 ||
-	    sscanf(sa.sun_path + 1 + strlen(PG_NAME_PREFIX),
-	    "%d:%c%llu:%llx%c", &pid, &kind, &tag, &id, &end) != 4 ||
-	    pid <= 0 || (kind != 'i' && kind != 't'))
+	p = sa.sun_path + sizeof(PG_NAME_PREFIX);
+	if (!ds_num(&p, 10, ':', &pid) || pid == 0 || pid > INT32_MAX)
 		return (EINVAL);
-	np->pn_pid = pid;
+	kind = *p++;
+	if ((kind != 'i' && kind != 't') || !ds_num(&p, 10, ':', &tag) ||
+	    !ds_num(&p, 16, '\0', &id))
+		return (EINVAL);
+	np->pn_pid = (pid_t)pid;
 	np->pn_kind = kind;
 	np->pn_tag = tag;
 	np->pn_id = id;

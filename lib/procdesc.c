@@ -162,6 +162,7 @@ pd_adopt(const struct procdesc_childreq *cr, int gidx, pid_t pid,
 		procdesc_guardian_stalled(gidx);
 	if (error == 0 && (error = procdesc_insert(pd)) == 0) {
 		procdesc_guardian_hold(gidx, 1);
+		procdesc_expire(procdesc_now());
 		procdesc_watchdog_kick();
 	}
 	procdesc_guardian_release(gidx);
@@ -429,13 +430,16 @@ pd_wait_owner(const struct procdesc_name *np, int options, bool recorded,
 }
 
 /*
- * Block until the owner's child np stops or continues, as options ask, or
- * exits: waitid(WNOWAIT) on a pidfd made while the child is unreaped.
+ * Block until the owner's running child np exits, or stops or continues as
+ * options ask, through a pidfd made while the child is unreaped: the exit
+ * wakes us as it wakes the reaper, and whichever is first reaps, so that
+ * pdwait costs no trip through the guardian.  -1: not our running child.
  */
 static int
-pd_block_stop(const struct procdesc_name *np, int options)
+pd_block_child(const struct procdesc_name *np, int options)
 {
 	struct procdesc *pd;
+	struct pollfd pfd;
 	siginfo_t si;
 	int error, pidfd;
 
@@ -445,18 +449,28 @@ pd_block_stop(const struct procdesc_name *np, int options)
 		pidfd = sys_pidfd_open(pd->pd_pid, 0);
 	pthread_mutex_unlock(&procdesc_mtx);
 	if (pidfd == -1)
-		return (0);
-	memset(&si, 0, sizeof(si));
+		return (-1);
 	error = 0;
-	if (sys_waitid(P_PIDFD, pidfd, &si, WEXITED | (options &
-	    (WSTOPPED | WCONTINUED)) | WNOWAIT | __WALL, NULL) == -1 &&
-	    errno != ECHILD)
-		error = errno;
+	if ((options & (WUNTRACED | WCONTINUED)) != 0) {
+		memset(&si, 0, sizeof(si));
+		if (sys_waitid(P_PIDFD, pidfd, &si, WEXITED | (options &
+		    (WSTOPPED | WCONTINUED)) | WNOWAIT | __WALL, NULL) == -1 &&
+		    errno != ECHILD)
+			error = errno;
+	} else {
+		pfd.fd = pidfd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, -1) == -1)
+			error = errno;
+	}
 	close(pidfd);
-	if (error == 0 && si.si_code != CLD_STOPPED &&
-	    si.si_code != CLD_CONTINUED && si.si_code != CLD_TRAPPED)
-		error = -1;		/* It exited: wait for the record. */
-	return (error);
+	if (error != 0)
+		return (error);
+	pthread_mutex_lock(&procdesc_mtx);
+	if ((pd = pd_mine(np)) != NULL)
+		(void)procdesc_watchdog_reap(pd);
+	pthread_mutex_unlock(&procdesc_mtx);
+	return (0);
 }
 
 /* Block until the descriptor has its record (or a hang-up). */
@@ -521,9 +535,7 @@ pd_wait_event(int fd, const struct procdesc_name *np, int options,
 			return (error);
 		if ((options & WNOHANG) != 0)
 			return (EAGAIN);
-		error = -1;
-		if (running && (options & (WUNTRACED | WCONTINUED)) != 0)
-			error = pd_block_stop(np, options);
+		error = running ? pd_block_child(np, options) : -1;
 		if (error == -1)
 			error = pd_block(fd);
 		if (error != 0)

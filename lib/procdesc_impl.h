@@ -52,22 +52,26 @@
 struct pg_msg;
 
 /*
- * One pdfork child of this process, from pdfork until its reap (or, if its
- * guardian died, until the process exits: nobody can tell the last close
- * any more).
+ * One pdfork child of this process, from pdfork until a moment after its
+ * reap (PROCDESC_LINGER_NS, while its record is on the way to the
+ * descriptor: the owner's pdwait reads the status here meanwhile), or, if
+ * its guardian died, until the process exits (nobody can tell the last
+ * close any more).
  *
  * Locking key: (c) constant after procdesc_insert(), (l) procdesc_mtx.
  */
 struct procdesc {
 	struct procdesc	*pd_pnext;	/* (l) Chain by pid. */
 	struct procdesc	*pd_inext;	/* (l) Chain by id. */
+	struct procdesc	*pd_lnext;	/* (l) Lingering after the reap. */
+	int64_t		 pd_reaped_at;	/* (l) CLOCK_MONOTONIC ns. */
 	uint64_t	 pd_id;		/* (c) The descriptor's id. */
 	pid_t		 pd_pid;	/* (c) */
 	int		 pd_flags;	/* (c) PD_* given at creation. */
 	int		 pd_guardian;	/* (c) Index in the guardian table. */
 	bool		 pd_lost;	/* (l) Its guardian died. */
 	bool		 pd_reaped;	/* (l) pd_si and pd_ru are valid. */
-	siginfo_t	 pd_si;		/* (l) Exit, once reaped (lost only). */
+	siginfo_t	 pd_si;		/* (l) Exit, once reaped. */
 	struct rusage	 pd_ru;		/* (l) */
 };
 
@@ -95,8 +99,14 @@ struct procdesc_childreq {
 extern pthread_mutex_t procdesc_mtx PROCDESC_HIDDEN;
 extern pthread_cond_t procdesc_cv PROCDESC_HIDDEN;
 
+/* How long a reaped entry stays for the owner's pdwait (1 s). */
+#define	PROCDESC_LINGER_NS	1000000000LL
+
 /* registry.c: the children, by pid and by id; procdesc_mtx held. */
+int	procdesc_reserve(void) PROCDESC_HIDDEN;
 int	procdesc_insert(struct procdesc *pd) PROCDESC_HIDDEN;
+void	procdesc_linger(struct procdesc *pd, int64_t now) PROCDESC_HIDDEN;
+void	procdesc_expire(int64_t now) PROCDESC_HIDDEN;
 void	procdesc_remove(struct procdesc *pd) PROCDESC_HIDDEN;
 struct procdesc *procdesc_find_pid(pid_t pid) PROCDESC_HIDDEN;
 struct procdesc *procdesc_find_id(uint64_t id) PROCDESC_HIDDEN;
@@ -122,6 +132,8 @@ int	procdesc_watchdog_start(void) PROCDESC_HIDDEN;
 void	procdesc_watchdog_kick(void) PROCDESC_HIDDEN;
 void	procdesc_watchdog_deadline(struct timespec *ts) PROCDESC_HIDDEN;
 void	procdesc_watchdog_child(void) PROCDESC_HIDDEN;
+bool	procdesc_watchdog_reap(struct procdesc *pd) PROCDESC_HIDDEN;
+int64_t	procdesc_now(void) PROCDESC_HIDDEN;
 
 /* guardian_client.c: the guardians; procdesc_mtx held unless said. */
 int	procdesc_guardian_pick(int *idxp, int *sockp) PROCDESC_HIDDEN;

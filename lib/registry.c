@@ -9,10 +9,11 @@
  * by descriptor id (for the calls' fast paths in the owner).  A plain
  * table: no system call, nothing called outward.
  *
- * Invariants: an entry lives from pdfork until its child is reaped, or,
- * once its guardian died (pd_lost), until the process exits; every
- * function runs with procdesc_mtx held.  What a descriptor says after the
- * reap lives in the descriptor itself (its exit record), not here.
+ * Invariants: an entry lives from pdfork until PROCDESC_LINGER_NS after its
+ * child is reaped (on the linger list, oldest first), or, once its
+ * guardian died (pd_lost), until the process exits; every function runs
+ * with procdesc_mtx held.  What a descriptor says after the reap lives in
+ * the descriptor itself (its exit record), not here.
  */
 
 #include <errno.h>
@@ -27,6 +28,8 @@ static struct procdesc **rg_pid;	/* (l) Buckets by pid. */
 static struct procdesc **rg_id;		/* (l) Buckets by id. */
 static size_t rg_nbuckets;		/* (l) A power of two, or 0. */
 static size_t rg_count;			/* (l) Entries. */
+static struct procdesc *rg_linger;	/* (l) Reaped, oldest first. */
+static struct procdesc **rg_ltail = &rg_linger; /* (l) */
 
 /* A 64-bit finaliser (splitmix64's): ids and pids spread evenly. */
 static size_t
@@ -86,6 +89,14 @@ rg_grow(void)
 	return (0);
 }
 
+/* Room for one more entry, so that procdesc_insert() cannot fail. */
+int
+procdesc_reserve(void)
+{
+
+	return (rg_grow());
+}
+
 int
 procdesc_insert(struct procdesc *pd)
 {
@@ -98,7 +109,32 @@ procdesc_insert(struct procdesc *pd)
 	return (0);
 }
 
-/* Unlink pd and free it. */
+/* pd was reaped at now: it goes PROCDESC_LINGER_NS later. */
+void
+procdesc_linger(struct procdesc *pd, int64_t now)
+{
+
+	pd->pd_reaped_at = now;
+	pd->pd_lnext = NULL;
+	*rg_ltail = pd;
+	rg_ltail = &pd->pd_lnext;
+}
+
+/* Remove the entries reaped more than PROCDESC_LINGER_NS before now. */
+void
+procdesc_expire(int64_t now)
+{
+	struct procdesc *pd;
+
+	while ((pd = rg_linger) != NULL &&
+	    now - pd->pd_reaped_at > PROCDESC_LINGER_NS) {
+		if ((rg_linger = pd->pd_lnext) == NULL)
+			rg_ltail = &rg_linger;
+		procdesc_remove(pd);
+	}
+}
+
+/* Unlink pd and free it; a lingering entry only by procdesc_expire(). */
 void
 procdesc_remove(struct procdesc *pd)
 {
@@ -179,4 +215,6 @@ procdesc_registry_child(void)
 	rg_id = NULL;
 	rg_nbuckets = 0;
 	rg_count = 0;
+	rg_linger = NULL;
+	rg_ltail = &rg_linger;
 }

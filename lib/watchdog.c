@@ -95,14 +95,13 @@ wd_reap(struct procdesc *pd, siginfo_t *si)
 		procdesc_guardian_stalled(pd->pd_guardian);
 		pd->pd_lost = true;
 	}
-	if (!pd->pd_lost) {
-		procdesc_guardian_hold(pd->pd_guardian, -1);
-		procdesc_remove(pd);
-		return;
-	}
 	pd->pd_si = *si;
 	pd->pd_ru = ru;
 	pd->pd_reaped = true;
+	if (!pd->pd_lost) {
+		procdesc_guardian_hold(pd->pd_guardian, -1);
+		procdesc_linger(pd, procdesc_now());
+	}
 	pthread_cond_broadcast(&procdesc_cv);
 }
 
@@ -130,19 +129,40 @@ wd_guardian(int idx, pid_t pid)
 	procdesc_foreach(wd_orphan, &idx);
 }
 
-/* Reap pd if it is a child of ours that has exited; mtx held. */
-static void
-wd_sweep(struct procdesc *pd, void *arg)
+/*
+ * Reap pd if it is a child of ours that has exited; mtx held.  Also for
+ * the owner's pdwait, woken by the exit before this thread.
+ */
+bool
+procdesc_watchdog_reap(struct procdesc *pd)
 {
 	siginfo_t si;
 
-	(void)arg;
 	if (pd->pd_reaped)
-		return;
+		return (true);
 	memset(&si, 0, sizeof(si));
 	if (sys_waitid(P_PID, pd->pd_pid, &si, WEXITED | WNOHANG | WNOWAIT |
-	    __WALL, NULL) == 0 && si.si_pid == pd->pd_pid)
-		wd_reap(pd, &si);
+	    __WALL, NULL) != 0 || si.si_pid != pd->pd_pid)
+		return (false);
+	wd_reap(pd, &si);
+	return (true);
+}
+
+static void
+wd_sweep(struct procdesc *pd, void *arg)
+{
+
+	(void)arg;
+	(void)procdesc_watchdog_reap(pd);
+}
+
+int64_t
+procdesc_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 }
 
 static void *
@@ -168,8 +188,10 @@ wd_main(void *arg)
 			while (wd_gen == gen)
 				pthread_cond_wait(&procdesc_cv, &procdesc_mtx);
 		} else if (r == 0 && si.si_pid != 0) {
-			if ((pd = procdesc_find_pid(si.si_pid)) != NULL)
+			if ((pd = procdesc_find_pid(si.si_pid)) != NULL) {
 				wd_reap(pd, &si);
+				procdesc_expire(procdesc_now());
+			}
 			else if ((idx = procdesc_guardian_find_pid(
 			    si.si_pid)) != -1)
 				wd_guardian(idx, si.si_pid);

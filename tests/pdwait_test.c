@@ -1207,9 +1207,6 @@ T_TC(fork_copy__pdwait_after_exit, "a fork copy pdwaits an exited child")
 		if (pdkill(fd, SIGKILL) != 0)
 			_exit(12);
 		memset(&si, 0, sizeof(si));
-		if (!t_kernel_exit_info())
-			_exit(pdwait(fd, &st, WEXITED | WNOHANG, NULL, &si) ==
-			    -1 && errno == ECHILD ? 0 : 18);
 		errno = ERRNO_MARK;
 		if (pdwait(fd, &st, WEXITED | WNOHANG, NULL, &si) != 0)
 			_exit(13);

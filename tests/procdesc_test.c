@@ -268,9 +268,8 @@ T_TC(pdfork__waitpid_echild, "waitpid(-1) and waitpid(pid) give ECHILD")
 }
 
 /*
- * poll reports nothing while the child runs, POLLHUP once it exited.
- * Before Linux 6.9 the kernel has no POLLHUP for pidfds: the documented
- * fallback is POLLIN at the exit, and no POLLHUP even after the reap.
+ * poll reports nothing while the child runs, POLLHUP once it exited (and
+ * its status is there to read), on every kernel.
  */
 T_TC(poll__hup_at_exit, "poll: POLLHUP after exit, nothing before")
 {
@@ -290,12 +289,13 @@ T_TC(poll__hup_at_exit, "poll: POLLHUP after exit, nothing before")
 	pfd.events = POLLIN | POLLHUP;
 	ATF_CHECK_EQ(poll(&pfd, 1, 0), 0);
 	ATF_REQUIRE(write(p[1], "x", 1) == 1);
-	pfd.events = t_kernel_pollhup() ? 0 : POLLIN;
+	pfd.events = 0;
 	ATF_REQUIRE_EQ(poll(&pfd, 1, T_LONG_MS), 1);
-	ATF_CHECK(pfd.revents & (t_kernel_pollhup() ? POLLHUP : POLLIN));
-	ATF_REQUIRE(t_reaped_within(fd, T_LONG_MS));
+	ATF_CHECK(pfd.revents & POLLHUP);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED | WNOHANG, NULL, NULL) == 0);
+	pfd.events = POLLIN;
 	ATF_REQUIRE_EQ(poll(&pfd, 1, 0), 1);
-	ATF_CHECK_EQ((pfd.revents & POLLHUP) != 0, t_kernel_pollhup());
+	ATF_CHECK((pfd.revents & (POLLIN | POLLHUP)) == (POLLIN | POLLHUP));
 	ATF_REQUIRE(close(p[0]) == 0);
 	ATF_REQUIRE(close(p[1]) == 0);
 	ATF_REQUIRE(close(fd) == 0);
@@ -346,17 +346,14 @@ poller_main(void *arg)
 
 	pt = arg;
 	pfd.fd = pt->fd;
-	pfd.events = t_kernel_pollhup() ? 0 : POLLIN;	/* See above. */
+	pfd.events = 0;		/* POLLHUP alone, as on FreeBSD. */
 	(void)write(pt->ready[1], "r", 1);
 	(void)poll(&pfd, 1, T_LONG_MS);
 	pt->revents = pfd.revents;
 	return (NULL);
 }
 
-/*
- * A thread blocked in poll on the descriptor wakes with POLLHUP at exit
- * (before Linux 6.9: with POLLIN).
- */
+/* A thread blocked in poll on the descriptor wakes with POLLHUP at exit. */
 T_TC(poll__thread_woken, "a thread blocked in poll is woken by the exit")
 {
 	struct poller pt;
@@ -370,7 +367,7 @@ T_TC(poll__thread_woken, "a thread blocked in poll is woken by the exit")
 	ATF_REQUIRE(read(pt.ready[0], &c, 1) == 1);
 	ATF_REQUIRE(pdkill(pt.fd, SIGKILL) == 0);
 	ATF_REQUIRE(pthread_join(td, NULL) == 0);
-	ATF_CHECK(pt.revents & (t_kernel_pollhup() ? POLLHUP : POLLIN));
+	ATF_CHECK(pt.revents & POLLHUP);
 	ATF_REQUIRE(close(pt.fd) == 0);
 	ATF_REQUIRE(close(pt.ready[0]) == 0);
 	ATF_REQUIRE(close(pt.ready[1]) == 0);

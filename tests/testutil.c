@@ -291,9 +291,10 @@ t_fdinfo_pid(int fd)
 }
 
 /*
- * The process behind fd has been reaped within ms: POLLHUP.  Before Linux
- * 6.9 (no POLLHUP on pidfds) there is no event for the reap: wait for the
- * exit, then look at fdinfo every millisecond until "Pid: -1".
+ * The process behind fd has been reaped within ms: POLLHUP.  A process
+ * descriptor raises it on every kernel once its exit is recorded (after
+ * the reap).  A pidfd before Linux 6.9 has no event for the reap: wait for
+ * the exit, then look at fdinfo every millisecond until "Pid: -1".
  */
 bool
 t_reaped_within(int fd, int ms)
@@ -301,7 +302,7 @@ t_reaped_within(int fd, int ms)
 	struct timespec tick = { 0, 1000 * 1000 };
 	int i;
 
-	if (t_kernel_pollhup())
+	if (t_kernel_pollhup() || t_is_pd(fd))
 		return (t_poll(fd, 0, ms));
 	if (!t_dead_within(fd, ms))
 		return (false);
@@ -474,13 +475,10 @@ t_copy_ops(int fd, pid_t want)
 	if (pdkill(fd, 0) != 0)
 		return (2);
 	if (pdwait(fd, &status, WEXITED | WNOHANG, NULL, NULL) != -1 ||
-	    errno != (t_kernel_exit_info() ? EAGAIN : ECHILD))
+	    errno != EAGAIN)
 		return (3);
 	if (pdkill(fd, SIGTERM) != 0)
 		return (4);
-	if (!t_kernel_exit_info())	/* Before Linux 6.15. */
-		return (pdwait(fd, &status, WEXITED, NULL, NULL) == -1 &&
-		    errno == ECHILD ? 0 : 9);
 	memset(&si, 0, sizeof(si));
 	if (pdwait(fd, &status, WEXITED, NULL, &si) != 0)
 		return (5);
