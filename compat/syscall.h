@@ -144,11 +144,17 @@ sys_sendmsg(int _fd, const struct msghdr *_mh, int _flags)
 }
 
 static SYS_TRAP_INLINE ssize_t
-sys_recv(int _fd, void *_buf, size_t _len)
+sys_read(int _fd, void *_buf, size_t _len)
 {
 
-	return ((ssize_t)syscall(SYS_recvfrom, _fd, _buf, _len, 0, NULL,
-	    NULL));
+	return ((ssize_t)syscall(SYS_read, _fd, _buf, _len));
+}
+
+static SYS_TRAP_INLINE int
+sys_pipe2(int _fds[2], int _flags)
+{
+
+	return ((int)syscall(SYS_pipe2, _fds, _flags));
 }
 
 /* Whether fd turns readable (or hangs up) within ms milliseconds. */

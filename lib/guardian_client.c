@@ -50,7 +50,6 @@
 #endif
 #define	GD_ENV			"LIBPROCDESC_GUARDIAN"
 #define	GD_FD_HIGH		10	/* Above 0-3 while setting up. */
-#define	GD_GO			'g'	/* The parent's word to the child. */
 #define	GD_SENTRY_COMM		"procdesc-sentry"
 
 struct gd {
@@ -428,9 +427,9 @@ procdesc_guardian_send(int sock, uint64_t id, pid_t pid, int flags, int b,
 {
 	union {
 		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(PG_GUARD_FDS * sizeof(int))];
+		char		buf[CMSG_SPACE((PG_GUARD_FDS - 1) * sizeof(int))];
 	} cm;
-	int fds[PG_GUARD_FDS];
+	int fds[PG_GUARD_FDS - 1];
 	struct msghdr mh;
 	struct iovec iov;
 	struct pg_msg m;
@@ -440,7 +439,6 @@ procdesc_guardian_send(int sock, uint64_t id, pid_t pid, int flags, int b,
 	m.pm_id = id;
 	m.pm_pid = pid;
 	m.pm_flags = (uint32_t)flags;
-	m.pm_acks = 1;
 	fds[0] = b;
 	fds[1] = pidfd;
 	memset(&mh, 0, sizeof(mh));
@@ -479,19 +477,6 @@ procdesc_guardian_ack(int a)
 }
 
 /*
- * Tell the new child, waiting on its copy of B, that it is guarded and
- * filed: it runs on.  Cannot fail: the queue is empty and ours.
- */
-void
-procdesc_guardian_go(int a)
-{
-	char c;
-
-	c = GD_GO;
-	(void)send(a, &c, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-}
-
-/*
  * In a forked copy: the guardians belong to the original owner, and our
  * copies of their sockets must not keep them from seeing the owner go.
  */
@@ -510,12 +495,13 @@ procdesc_guardian_child(void)
 
 /*
  * In the new child, before any code of the application: register with the
- * guardian (a pidfd of ourselves, and B), and wait until it guards us.
- * RFSPAWN: the parent is held until we exec, so we read the guardian's
- * answer on A ourselves (it sends one for each of us); otherwise the
- * parent reads it and tells us to go on B.  Any failure: _exit before the
- * application runs.  Raw system calls only, nothing a sanitizer intercepts
- * (this runs inside glibc's fork, in the dispatch trap).
+ * guardian (B, a pidfd of ourselves, and the write end of a pipe), close
+ * our copies of A and B (FreeBSD's child holds no descriptor of its own),
+ * and wait on the pipe until the guardian guards us: one byte.  EOF (it
+ * refused, or died) or no answer within PG_REPLY_MS: _exit before the
+ * application runs; the parent, told on A, fails and reaps us.  Raw system
+ * calls only, nothing a sanitizer intercepts (this runs inside glibc's
+ * fork, in the dispatch trap).
  */
 void
 procdesc_child_register(const struct procdesc_childreq *cr)
@@ -528,7 +514,7 @@ procdesc_child_register(const struct procdesc_childreq *cr)
 	struct msghdr mh;
 	struct iovec iov;
 	struct pg_msg m;
-	int *fds, pidfd, wait;
+	int *fds, go[2], pidfd;
 	size_t i;
 	char c;
 
@@ -542,8 +528,8 @@ procdesc_child_register(const struct procdesc_childreq *cr)
 	m.pm_id = cr->cr_id;
 	m.pm_pid = (int32_t)sys_getpid();
 	m.pm_flags = cr->cr_flags;
-	m.pm_acks = cr->cr_spawn ? 2 : 1;
-	if ((pidfd = sys_pidfd_open(m.pm_pid, 0)) == -1)
+	if ((pidfd = sys_pidfd_open(m.pm_pid, 0)) == -1 ||
+	    sys_pipe2(go, O_CLOEXEC) == -1)
 		sys_exit_group(127);
 	iov.iov_base = &m;
 	iov.iov_len = sizeof(m);
@@ -560,21 +546,15 @@ procdesc_child_register(const struct procdesc_childreq *cr)
 	fds = (int *)(void *)CMSG_DATA(&cm.hdr);
 	fds[0] = cr->cr_b;
 	fds[1] = pidfd;
+	fds[2] = go[1];
 	if (sys_sendmsg(cr->cr_ctl, &mh, MSG_NOSIGNAL) == -1)
 		sys_exit_group(127);
 	sys_close(pidfd);
-	/* We must hold no copy of our own descriptor (FreeBSD's rule). */
-	wait = cr->cr_spawn ? cr->cr_a : cr->cr_b;
-	sys_close(cr->cr_spawn ? cr->cr_b : cr->cr_a);
-	if (cr->cr_spawn) {
-		if (!sys_wait_readable(wait, PG_REPLY_MS) ||
-		    sys_recv(wait, &m, sizeof(m)) != (ssize_t)sizeof(m) ||
-		    m.pm_op != PG_ACK || m.pm_error != 0)
-			sys_exit_group(127);
-	} else {
-		/* The parent answers or kills us; EOF: it died. */
-		if (sys_recv(wait, &c, 1) != 1 || c != GD_GO)
-			sys_exit_group(127);
-	}
-	sys_close(wait);
+	sys_close(go[1]);
+	sys_close(cr->cr_a);
+	sys_close(cr->cr_b);
+	if (!sys_wait_readable(go[0], PG_REPLY_MS) ||
+	    sys_read(go[0], &c, 1) != 1 || c != PG_GO)
+		sys_exit_group(127);
+	sys_close(go[0]);
 }

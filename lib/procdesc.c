@@ -134,29 +134,23 @@ pd_prepare(int sv[2], int *gidxp, int *ctlp)
 }
 
 /*
- * The parent's half of registering its new child (which registered
- * itself with the guardian): name the descriptor, wait for the guardian's
- * answer, file the child, then let it run.  Nothing may fail after the
- * child was told to go.
+ * The parent's half of registering its new child, which registered itself
+ * with the guardian and runs as soon as the guardian guards it: name the
+ * descriptor, wait for the guardian's answer, file pd (allocated, and room
+ * for it reserved, before the fork: filing cannot fail).
  */
 static int
-pd_adopt(const struct procdesc_childreq *cr, int gidx, pid_t pid,
+pd_adopt(const struct procdesc_childreq *cr, struct procdesc *pd, int gidx,
     int pidfd, int pdflags)
 {
-	struct procdesc *pd;
 	int error;
 
-	if ((error = procdesc_desc_bind(cr->cr_a, pid, pidfd, cr->cr_id)) != 0)
-		return (error);
-	if ((pdflags & PD_CLOEXEC) == 0 && fcntl(cr->cr_a, F_SETFD, 0) == -1)
-		return (errno);
-	if ((pd = calloc(1, sizeof(*pd))) == NULL)
-		return (ENOMEM);
-	pd->pd_id = cr->cr_id;
-	pd->pd_pid = pid;
-	pd->pd_flags = pdflags;
-	pd->pd_guardian = gidx;
-	error = procdesc_guardian_ack(cr->cr_a);
+	error = procdesc_desc_bind(cr->cr_a, pd->pd_pid, pidfd, cr->cr_id);
+	if (error == 0 && (pdflags & PD_CLOEXEC) == 0 &&
+	    fcntl(cr->cr_a, F_SETFD, 0) == -1)
+		error = errno;
+	if (error == 0)
+		error = procdesc_guardian_ack(cr->cr_a);
 	pthread_mutex_lock(&procdesc_mtx);
 	if (error == ETIMEDOUT)
 		procdesc_guardian_stalled(gidx);
@@ -167,26 +161,42 @@ pd_adopt(const struct procdesc_childreq *cr, int gidx, pid_t pid,
 	}
 	procdesc_guardian_release(gidx);
 	pthread_mutex_unlock(&procdesc_mtx);
-	if (error != 0) {
+	return (error == ETIMEDOUT ? EAGAIN : error);
+}
+
+/* A registry entry for a child to come, and room to file it. */
+static int
+pd_entry(struct procdesc **pdp, int pdflags)
+{
+	struct procdesc *pd;
+	int error;
+
+	if ((pd = calloc(1, sizeof(*pd))) == NULL)
+		return (ENOMEM);
+	pd->pd_flags = pdflags;
+	pd->pd_id = pd_new_id();
+	pthread_mutex_lock(&procdesc_mtx);
+	error = procdesc_reserve();
+	pthread_mutex_unlock(&procdesc_mtx);
+	if (error != 0)
 		free(pd);
-		return (error == ETIMEDOUT ? EAGAIN : error);
-	}
-	if (!cr->cr_spawn)
-		procdesc_guardian_go(cr->cr_a);
-	return (0);
+	else
+		*pdp = pd;
+	return (error);
 }
 
 /*
  * pdfork and pdrfork; spawn for RFSPAWN, whose parent resumes once the
  * child has exec'd or exited.  The child registers itself with a guardian
- * before it runs any code of the application (fork.c): if the owner is
- * killed at any moment, the child is either guarded, so the death of the
- * owner's copy of the descriptor kills it, or it _exits unguarded.
+ * before it runs any code of the application (1.5 in NOTES): if the owner
+ * is killed at any moment, the child is either guarded, so the death of
+ * the owner's copy of the descriptor kills it, or it _exits unguarded.
  */
 static int
 pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 {
 	struct procdesc_childreq cr;
+	struct procdesc *pd;
 	pid_t pid;
 	int sv[2], error, gidx, pidfd;
 
@@ -194,32 +204,39 @@ pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 		return (EINVAL);
 	if ((error = procdesc_kernel_ok()) != 0 ||
 	    (error = procdesc_watchdog_start()) != 0 ||
-	    (error = pd_prepare(sv, &gidx, &cr.cr_ctl)) != 0)
+	    (error = pd_entry(&pd, pdflags)) != 0)
 		return (error);
+	if ((error = pd_prepare(sv, &gidx, &cr.cr_ctl)) != 0) {
+		free(pd);
+		return (error);
+	}
 	cr.cr_a = sv[0];
 	cr.cr_b = sv[1];
 	cr.cr_flags = (uint32_t)pdflags | PG_CHILD;
-	cr.cr_spawn = spawn;
-	cr.cr_id = pd_new_id();
+	cr.cr_id = pd->pd_id;
 	error = spawn ? procdesc_fork_spawn(&cr, &pid, &pidfd) :
 	    procdesc_fork_clone(&cr, &pid, &pidfd);
 	if (error == 0 && pid == 0) {
-		*pidp = 0;		/* The child: A and B are closed. */
+		/* The child: A and B are closed; pd is the parent's. */
+		*pidp = 0;
 		return (0);
 	}
 	/* Only the guardian holds B now; if it has not, A sees EOF. */
 	close(sv[1]);
-	if (error == 0 && (error = pd_adopt(&cr, gidx, pid, pidfd,
-	    pdflags)) != 0)
-		pd_dispose(pidfd);
-	else if (error == 0)
-		close(pidfd);
-	else {
+	if (error == 0) {
+		pd->pd_pid = pid;
+		pd->pd_guardian = gidx;
+		if ((error = pd_adopt(&cr, pd, gidx, pidfd, pdflags)) != 0)
+			pd_dispose(pidfd);
+		else
+			close(pidfd);
+	} else {
 		pthread_mutex_lock(&procdesc_mtx);
 		procdesc_guardian_release(gidx);
 		pthread_mutex_unlock(&procdesc_mtx);
 	}
 	if (error != 0) {
+		free(pd);
 		close(sv[0]);
 		return (error);
 	}

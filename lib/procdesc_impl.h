@@ -92,7 +92,6 @@ struct procdesc_childreq {
 	int		 cr_a;		/* The user's descriptor. */
 	int		 cr_b;		/* Its peer, for the guardian. */
 	uint32_t	 cr_flags;	/* PD_* | PG_CHILD. */
-	bool		 cr_spawn;	/* RFSPAWN: the parent is held. */
 	uint64_t	 cr_id;
 };
 
@@ -146,7 +145,6 @@ int	procdesc_guardian_exited(int idx, const struct procdesc *pd,
 int	procdesc_guardian_send(int sock, uint64_t id, pid_t pid, int flags,
 	    int b, int pidfd) PROCDESC_HIDDEN;
 int	procdesc_guardian_ack(int a) PROCDESC_HIDDEN;
-void	procdesc_guardian_go(int a) PROCDESC_HIDDEN;
 void	procdesc_guardian_release(int idx) PROCDESC_HIDDEN;
 void	procdesc_guardian_child(void) PROCDESC_HIDDEN;
 void	procdesc_child_register(const struct procdesc_childreq *cr)

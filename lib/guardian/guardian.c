@@ -377,24 +377,41 @@ g_add(const struct pg_msg *m, int b, int pidfd)
 	return (0);
 }
 
-/* PG_GUARD: take the child or refuse, and say so on A. */
+/*
+ * PG_GUARD: take the process or refuse, and say so on A; a new child waits
+ * on its go pipe, and is let go only once B is watched and not already
+ * hung up (its owner may have died meanwhile: then it dies instead).
+ */
 static void
 g_guard(struct pg_msg *m, const int *fds, int nfds)
 {
-	uint32_t i;
-	int error;
+	struct pollfd pfd;
+	struct gchild *gc;
+	char c;
 
-	if (nfds != PG_GUARD_FDS) {
+	if (nfds < PG_GUARD_FDS - 1) {
 		/* Cut short: closing what came makes the sender see EOF. */
 		while (nfds-- > 0)
 			close(fds[nfds]);
 		return;
 	}
-	error = g_add(m, fds[0], fds[1]);
-	m->pm_error = error;
-	for (i = 0; i < m->pm_acks && i < 2; i++)
-		g_send(fds[0], m, PG_ACK);
-	if (error != 0) {
+	m->pm_error = g_add(m, fds[0], fds[1]);
+	gc = (m->pm_error == 0) ? g_find(m->pm_id) : NULL;
+	pfd.fd = fds[0];
+	pfd.events = 0;
+	if (gc != NULL && poll(&pfd, 1, 0) == 1)
+		m->pm_error = EPIPE;	/* Its last copy is gone already. */
+	/* The child first, so that it is gone from us when pdfork returns. */
+	if (nfds == PG_GUARD_FDS) {
+		c = PG_GO;
+		if (m->pm_error == 0)
+			(void)write(fds[2], &c, 1);
+		close(fds[2]);
+	}
+	g_send(fds[0], m, PG_ACK);
+	if (gc != NULL && m->pm_error != 0)
+		g_closed(gc);		/* Kills it, closes B and the pidfd. */
+	else if (gc == NULL) {
 		close(fds[0]);
 		close(fds[1]);
 	}

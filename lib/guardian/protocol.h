@@ -15,11 +15,14 @@
  * /proc/PID/fd, and the abstract name A is bound to refuses connect(2).
  *
  *	control socket (one per guardian, the owner's end is close-on-exec)
- *	  owner -> guardian	PG_GUARD + SCM_RIGHTS [B, pidfd]
+ *	  child -> guardian	PG_GUARD + SCM_RIGHTS [B, pidfd, go]
+ *	  owner -> guardian	PG_GUARD + SCM_RIGHTS [B, pidfd] (pdopenpid)
  *	  owner -> guardian	PG_EXITED (the status the owner reaped)
  *	  guardian -> owner	PG_HELLO, once, right after exec
  *	B -> A (the descriptor's own queue)
- *	  guardian -> holders	PG_ACK, pm_acks times, after PG_GUARD
+ *	  guardian -> owner	PG_ACK, after PG_GUARD
+ *	go (the write end of the new child's pipe)
+ *	  guardian -> child	one byte once it guards the child, else EOF
  *	  guardian -> holders	PG_RECORD at exit, then B is closed
  *
  * The last close of A anywhere makes B report EPOLLHUP: the guardian
@@ -45,10 +48,11 @@
 #define	PG_CHILD	0x100	/* A pdfork child: its owner reaps it. */
 
 /*
- * The child's fd for the guardian's pidfd and the user's B, in this order,
- * in the SCM_RIGHTS of PG_GUARD.
+ * The SCM_RIGHTS of PG_GUARD, in this order: B, a pidfd of the process,
+ * and for a new child the write end of the pipe it waits on.
  */
-#define	PG_GUARD_FDS	2
+#define	PG_GUARD_FDS	3
+#define	PG_GO		'g'	/* The guardian's word to a new child. */
 
 /* The control socket's number in the guardian. */
 #define	PG_CTL_FD	3
@@ -65,7 +69,7 @@ struct pg_msg {
 	uint64_t	pm_id;		/* The descriptor's id. */
 	int32_t		pm_pid;		/* The process. */
 	int32_t		pm_error;	/* PG_ACK: 0 or an errno value. */
-	uint32_t	pm_acks;	/* PG_GUARD: PG_ACKs to queue on A. */
+	uint32_t	pm_pad;
 	uint32_t	pm_capacity;	/* PG_HELLO: children it can take. */
 	int32_t		pm_code;	/* si_code: CLD_*, 0 if unknown. */
 	int32_t		pm_status;	/* si_status. */
