@@ -906,6 +906,231 @@ T_TC(nothing_silent__low_nofile,
 	    "close (pids%s%s)", nsurv, nok, surv, nsurv > 16 ? " ..." : "");
 }
 
+#define	A_SMALLFD	80	/* Hard NOFILE: a guardian takes 32. */
+#define	A_NSECOND	48	/* Children: more than one guardian holds. */
+
+/* How many processes uid runs (its RLIMIT_NPROC count). */
+static int
+a_nprocs_of(uid_t uid)
+{
+	struct dirent *de;
+	struct stat st;
+	char path[300];
+	DIR *d;
+	int n;
+
+	n = 0;
+	if ((d = opendir("/proc")) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%s", de->d_name);
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9' &&
+		    stat(path, &st) == 0 && st.st_uid == uid)
+			n++;
+	}
+	closedir(d);
+	return (n);
+}
+
+/* Our children named T_SENTRY_COMM: one per guardian. */
+static int
+a_nsentries(void)
+{
+	char path[300], buf[512], *p;
+	struct dirent *de;
+	DIR *d;
+	FILE *fp;
+	int n, ppid;
+
+	n = 0;
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' ||
+		    (fp = fopen(path, "re")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), fp) != NULL &&
+		    strstr(buf, "(" T_SENTRY_COMM ")") != NULL &&
+		    (p = strrchr(buf, ')')) != NULL &&
+		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid())
+			n++;
+		fclose(fp);
+	}
+	closedir(d);
+	return (n);
+}
+
+/*
+ * The owner of nothing_silent__second_guardian: a hard NOFILE of
+ * A_SMALLFD, A_NSECOND pdforks (their pids, or -errno, to rep), then the
+ * number of guardians, then wait for go and exit (the last close of all).
+ */
+static void __attribute__((noreturn))
+a_second_owner(int rep, int go)
+{
+	struct rlimit rl;
+	pid_t pid;
+	int fd, i, n;
+	char c;
+
+	rl.rlim_cur = rl.rlim_max = A_SMALLFD;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		_exit(2);
+	for (i = 0; i < A_NSECOND; i++) {
+		if ((pid = pdfork(&fd, PD_CLOEXEC)) == 0) {
+			syscall(SYS_close_range, 3, ~0U, 0);
+			for (;;)
+				pause();
+		}
+		if (pid == -1)
+			pid = -errno;
+		a_write(rep, &pid, sizeof(pid));
+	}
+	n = a_nsentries();
+	a_write(rep, &n, sizeof(n));
+	(void)read(go, &c, 1);
+	_exit(0);
+}
+
+/*
+ * A guardian takes only what its descriptor limit allows; past that the
+ * owner starts another, and every child is guarded by one of them.
+ */
+T_TC(nothing_silent__second_guardian,
+    "a full guardian is followed by another; every child is guarded")
+{
+	int w[A_NSECOND], rep[2], go[2], i, n, ndead;
+	int64_t deadline;
+	pid_t o, pid[A_NSECOND];
+
+	ATF_REQUIRE(pipe2(rep, O_CLOEXEC) == 0);
+	ATF_REQUIRE(pipe2(go, O_CLOEXEC) == 0);
+	ATF_REQUIRE((o = fork()) >= 0);
+	if (o == 0) {
+		close(rep[0]);
+		close(go[1]);
+		a_second_owner(rep[1], go[0]);
+	}
+	ATF_REQUIRE(close(rep[1]) == 0);
+	ATF_REQUIRE(close(go[0]) == 0);
+	for (i = 0; i < A_NSECOND; i++) {
+		ATF_REQUIRE(a_read_within(rep[0], &pid[i], sizeof(pid[i]),
+		    T_LONG_MS) == (ssize_t)sizeof(pid[i]));
+		ATF_CHECK_MSG(pid[i] > 0, "pdfork %d: %s", i,
+		    strerror(-pid[i]));
+		w[i] = pid[i] > 0 ? t_watch(pid[i]) : -1;
+	}
+	ATF_REQUIRE(a_read_within(rep[0], &n, sizeof(n), T_LONG_MS) ==
+	    (ssize_t)sizeof(n));
+	ATF_CHECK_MSG(n >= 2, "%d guardian(s) for %d children", n,
+	    A_NSECOND);
+	ATF_REQUIRE(write(go[1], "g", 1) == 1);
+	ATF_CHECK_EQ(a_reap(o), 0);
+	deadline = a_now_ms() + T_LONG_MS;
+	ndead = 0;
+	for (i = 0; i < A_NSECOND; i++) {
+		if (w[i] == -1)
+			continue;
+		if (a_dies(w[i], a_left(deadline)))
+			ndead++;
+		ATF_REQUIRE(close(w[i]) == 0);
+	}
+	ATF_CHECK_EQ(ndead, A_NSECOND);
+	ATF_REQUIRE(close(rep[0]) == 0);
+	ATF_REQUIRE(close(go[1]) == 0);
+}
+
+#define	A_NPROC_MORE	6	/* Processes nobody may still start. */
+
+/*
+ * The owner of nothing_silent__nproc, as nobody: RLIMIT_NPROC a few
+ * processes above what nobody runs, pdforks until one fails (pids to rep,
+ * then -errno), then the number of its children that are not sentries
+ * (each must be a reported, guarded child), then waits for go.
+ */
+static void __attribute__((noreturn))
+a_nproc_owner(int rep, int go)
+{
+	struct rlimit rl;
+	pid_t pid;
+	int fd, i;
+	char c;
+
+	if (!a_become_nobody())
+		_exit(2);
+	rl.rlim_cur = rl.rlim_max = (rlim_t)(a_nprocs_of(A_NOBODY) +
+	    A_NPROC_MORE);
+	if (setrlimit(RLIMIT_NPROC, &rl) == -1)
+		_exit(3);
+	for (i = 0; i < 4 * A_NPROC_MORE; i++) {
+		if ((pid = pdfork(&fd, PD_CLOEXEC)) == 0) {
+			syscall(SYS_close_range, 3, ~0U, 0);
+			for (;;)
+				pause();
+		}
+		if (pid == -1)
+			pid = -errno;
+		a_write(rep, &pid, sizeof(pid));
+		if (pid < 0)
+			break;
+	}
+	i = t_nchildren();
+	a_write(rep, &i, sizeof(i));
+	(void)read(go, &c, 1);
+	_exit(0);
+}
+
+/*
+ * Under RLIMIT_NPROC every pdfork that works has a guarded child, and the
+ * first that fails says EAGAIN and leaves no child.
+ */
+T_TC(nothing_silent__nproc, "under RLIMIT_NPROC, guarded or EAGAIN")
+{
+	int w[4 * A_NPROC_MORE], rep[2], go[2], i, n, nok;
+	int64_t deadline;
+	pid_t o, pid;
+
+	if (geteuid() != 0)
+		atf_tc_skip("needs root to become nobody (RLIMIT_NPROC does "
+		    "not bind root)");
+	ATF_REQUIRE(pipe2(rep, O_CLOEXEC) == 0);
+	ATF_REQUIRE(pipe2(go, O_CLOEXEC) == 0);
+	ATF_REQUIRE((o = fork()) >= 0);
+	if (o == 0) {
+		close(rep[0]);
+		close(go[1]);
+		a_nproc_owner(rep[1], go[0]);
+	}
+	ATF_REQUIRE(close(rep[1]) == 0);
+	ATF_REQUIRE(close(go[0]) == 0);
+	for (nok = 0; nok < 4 * A_NPROC_MORE; nok++) {
+		ATF_REQUIRE_MSG(a_read_within(rep[0], &pid, sizeof(pid),
+		    T_LONG_MS) == (ssize_t)sizeof(pid), "owner silent");
+		if (pid < 0) {
+			ATF_CHECK_MSG(pid == -EAGAIN, "pdfork: %s, not EAGAIN",
+			    strerror(-pid));
+			break;
+		}
+		w[nok] = t_watch(pid);
+	}
+	ATF_CHECK_MSG(nok < 4 * A_NPROC_MORE, "RLIMIT_NPROC never bound");
+	ATF_REQUIRE(a_read_within(rep[0], &n, sizeof(n), T_LONG_MS) ==
+	    (ssize_t)sizeof(n));
+	ATF_CHECK_MSG(n == nok, "the owner has %d children, %d pdforks "
+	    "worked", n, nok);
+	ATF_REQUIRE(write(go[1], "g", 1) == 1);
+	ATF_CHECK_EQ(a_reap(o), 0);
+	deadline = a_now_ms() + T_LONG_MS;
+	for (i = 0; i < nok; i++) {
+		ATF_CHECK_MSG(a_dies(w[i], a_left(deadline)),
+		    "child %d survived its owner", i);
+		ATF_REQUIRE(close(w[i]) == 0);
+	}
+	ATF_REQUIRE(close(rep[0]) == 0);
+	ATF_REQUIRE(close(go[1]) == 0);
+}
+
 /* 5, 6: a guardian that faults fails closed. */
 
 /*
@@ -1345,6 +1570,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, outside_keepalive__other_uid);
 	ATF_TP_ADD_TC(tp, creation_window__owner_killed);
 	ATF_TP_ADD_TC(tp, nothing_silent__low_nofile);
+	ATF_TP_ADD_TC(tp, nothing_silent__second_guardian);
+	ATF_TP_ADD_TC(tp, nothing_silent__nproc);
 	ATF_TP_ADD_TC(tp, guardian_fault__killed);
 	ATF_TP_ADD_TC(tp, guardian_fault__stopped);
 	ATF_TP_ADD_TC(tp, guardian_hygiene);
