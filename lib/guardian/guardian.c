@@ -511,6 +511,7 @@ g_orphaned(void)
 static void
 g_sanitize(void)
 {
+	struct procdesc_ksigaction ka;
 	struct rlimit rl;
 	sigset_t none;
 	int sig;
@@ -520,9 +521,15 @@ g_sanitize(void)
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	(void)chdir("/");
 	umask(077);
+	/*
+	 * Through rt_sigaction(2) itself: signal(3) refuses libc's internal
+	 * signals, and a sanitizer's run time may have set one of them.
+	 */
+	memset(&ka, 0, sizeof(ka));
+	ka.ks_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
-			(void)signal(sig, SIG_DFL);
+			(void)sys_rt_sigaction(sig, &ka, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	errno = 0;
