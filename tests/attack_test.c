@@ -24,11 +24,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
-#include <linux/sock_diag.h>
-#include <linux/unix_diag.h>
-
 #include <atf-c.h>
 #include <dirent.h>
 #include <errno.h>
@@ -308,56 +303,6 @@ a_newest_guardian(pid_t ppid, uid_t uid)
 	return (found);
 }
 
-/*
- * The inode of the peer of unix socket ino (sock_diag, as ss -x does), or
- * 0.  SO_PEERCRED cannot tell: a socketpair's peer credentials are those
- * of its creator.
- */
-static ino_t
-a_peer_ino(ino_t ino)
-{
-	struct {
-		struct nlmsghdr		nlh;
-		struct unix_diag_req	r;
-	} req;
-	union {
-		struct nlmsghdr	h;
-		char		b[8192];
-	} buf;
-	struct unix_diag_msg *m;
-	struct rtattr *a;
-	uint32_t peer;
-	ssize_t n;
-	int s, len;
-
-	if ((s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-	    NETLINK_SOCK_DIAG)) == -1)
-		return (0);
-	memset(&req, 0, sizeof(req));
-	req.nlh.nlmsg_len = sizeof(req);
-	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST;
-	req.r.sdiag_family = AF_UNIX;
-	req.r.udiag_states = ~0U;
-	req.r.udiag_ino = (uint32_t)ino;
-	req.r.udiag_show = UDIAG_SHOW_PEER;
-	req.r.udiag_cookie[0] = req.r.udiag_cookie[1] = ~0U;
-	peer = 0;
-	if (send(s, &req, sizeof(req), 0) == (ssize_t)sizeof(req) &&
-	    (n = recv(s, &buf, sizeof(buf), 0)) > 0 &&
-	    NLMSG_OK(&buf.h, (unsigned)n) &&
-	    buf.h.nlmsg_type == SOCK_DIAG_BY_FAMILY) {
-		m = NLMSG_DATA(&buf.h);
-		len = (int)(buf.h.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
-		for (a = (struct rtattr *)(m + 1); RTA_OK(a, len);
-		    a = RTA_NEXT(a, len))
-			if (a->rta_type == UNIX_DIAG_PEER)
-				memcpy(&peer, RTA_DATA(a), sizeof(peer));
-	}
-	close(s);
-	return ((ino_t)peer);
-}
-
 /* Whether pid holds socket inode ino. */
 static bool
 a_holds_sock(pid_t pid, ino_t ino)
@@ -428,7 +373,7 @@ a_guardian_by_sock(pid_t owner)
 		memset(link, 0, sizeof(link));
 		if (readlink(path, link, sizeof(link) - 1) <= 0 ||
 		    sscanf(link, "socket:[%lu]", &ino) != 1 ||
-		    (peer = a_peer_ino((ino_t)ino)) == 0)
+		    (peer = t_peer_ino((ino_t)ino)) == 0)
 			continue;
 		found = a_guardian_holding(peer);
 	}
@@ -932,41 +877,12 @@ a_nprocs_of(uid_t uid)
 	return (n);
 }
 
-/* Our children named T_SENTRY_COMM: one per guardian. */
-static int
-a_nsentries(void)
-{
-	char path[300], buf[512], *p;
-	struct dirent *de;
-	DIR *d;
-	FILE *fp;
-	int n, ppid;
-
-	n = 0;
-	if ((d = opendir("/proc")) == NULL)
-		return (-1);
-	while ((de = readdir(d)) != NULL) {
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if (de->d_name[0] < '0' || de->d_name[0] > '9' ||
-		    (fp = fopen(path, "re")) == NULL)
-			continue;
-		if (fgets(buf, sizeof(buf), fp) != NULL &&
-		    strstr(buf, "(" T_SENTRY_COMM ")") != NULL &&
-		    (p = strrchr(buf, ')')) != NULL &&
-		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid())
-			n++;
-		fclose(fp);
-	}
-	closedir(d);
-	return (n);
-}
-
 /*
  * The owner of nothing_silent__second_guardian: a hard NOFILE of
  * A_SMALLFD, A_NSECOND pdforks (their pids, or -errno, to rep), then the
  * number of guardians, then wait for go and exit (the last close of all).
  */
-static void __attribute__((noreturn))
+static void
 a_second_owner(int rep, int go)
 {
 	struct rlimit rl;
@@ -987,10 +903,47 @@ a_second_owner(int rep, int go)
 			pid = -errno;
 		a_write(rep, &pid, sizeof(pid));
 	}
-	n = a_nsentries();
+	n = t_nsentries();
 	a_write(rep, &n, sizeof(n));
 	(void)read(go, &c, 1);
 	_exit(0);
+}
+
+/*
+ * Fork an owner running fn(rep, go): it reports on rep, and exits once
+ * go is written to.
+ */
+static pid_t
+a_start_owner(void (*fn)(int, int), int *repp, int *gop)
+{
+	int rep[2], go[2];
+	pid_t o;
+
+	ATF_REQUIRE(pipe2(rep, O_CLOEXEC) == 0);
+	ATF_REQUIRE(pipe2(go, O_CLOEXEC) == 0);
+	ATF_REQUIRE((o = fork()) >= 0);
+	if (o == 0) {
+		close(rep[0]);
+		close(go[1]);
+		fn(rep[1], go[0]);
+		_exit(1);
+	}
+	ATF_REQUIRE(close(rep[1]) == 0);
+	ATF_REQUIRE(close(go[0]) == 0);
+	*repp = rep[0];
+	*gop = go[1];
+	return (o);
+}
+
+/* Let the owner go, reap it, and close our ends of its pipes. */
+static void
+a_end_owner(pid_t o, int rep, int go)
+{
+
+	ATF_REQUIRE(write(go, "g", 1) == 1);
+	ATF_CHECK_EQ(a_reap(o), 0);
+	ATF_REQUIRE(close(rep) == 0);
+	ATF_REQUIRE(close(go) == 0);
 }
 
 /*
@@ -1000,33 +953,23 @@ a_second_owner(int rep, int go)
 T_TC(nothing_silent__second_guardian,
     "a full guardian is followed by another; every child is guarded")
 {
-	int w[A_NSECOND], rep[2], go[2], i, n, ndead;
+	int w[A_NSECOND], rep, go, i, n, ndead;
 	int64_t deadline;
 	pid_t o, pid[A_NSECOND];
 
-	ATF_REQUIRE(pipe2(rep, O_CLOEXEC) == 0);
-	ATF_REQUIRE(pipe2(go, O_CLOEXEC) == 0);
-	ATF_REQUIRE((o = fork()) >= 0);
-	if (o == 0) {
-		close(rep[0]);
-		close(go[1]);
-		a_second_owner(rep[1], go[0]);
-	}
-	ATF_REQUIRE(close(rep[1]) == 0);
-	ATF_REQUIRE(close(go[0]) == 0);
+	o = a_start_owner(a_second_owner, &rep, &go);
 	for (i = 0; i < A_NSECOND; i++) {
-		ATF_REQUIRE(a_read_within(rep[0], &pid[i], sizeof(pid[i]),
+		ATF_REQUIRE(a_read_within(rep, &pid[i], sizeof(pid[i]),
 		    T_LONG_MS) == (ssize_t)sizeof(pid[i]));
 		ATF_CHECK_MSG(pid[i] > 0, "pdfork %d: %s", i,
 		    strerror(-pid[i]));
 		w[i] = pid[i] > 0 ? t_watch(pid[i]) : -1;
 	}
-	ATF_REQUIRE(a_read_within(rep[0], &n, sizeof(n), T_LONG_MS) ==
+	ATF_REQUIRE(a_read_within(rep, &n, sizeof(n), T_LONG_MS) ==
 	    (ssize_t)sizeof(n));
 	ATF_CHECK_MSG(n >= 2, "%d guardian(s) for %d children", n,
 	    A_NSECOND);
-	ATF_REQUIRE(write(go[1], "g", 1) == 1);
-	ATF_CHECK_EQ(a_reap(o), 0);
+	a_end_owner(o, rep, go);
 	deadline = a_now_ms() + T_LONG_MS;
 	ndead = 0;
 	for (i = 0; i < A_NSECOND; i++) {
@@ -1037,8 +980,6 @@ T_TC(nothing_silent__second_guardian,
 		ATF_REQUIRE(close(w[i]) == 0);
 	}
 	ATF_CHECK_EQ(ndead, A_NSECOND);
-	ATF_REQUIRE(close(rep[0]) == 0);
-	ATF_REQUIRE(close(go[1]) == 0);
 }
 
 #define	A_NPROC_MORE	6	/* Processes nobody may still start. */
@@ -1049,7 +990,7 @@ T_TC(nothing_silent__second_guardian,
  * then -errno), then the number of its children that are not sentries
  * (each must be a reported, guarded child), then waits for go.
  */
-static void __attribute__((noreturn))
+static void
 a_nproc_owner(int rep, int go)
 {
 	struct rlimit rl;
@@ -1087,25 +1028,16 @@ a_nproc_owner(int rep, int go)
  */
 T_TC(nothing_silent__nproc, "under RLIMIT_NPROC, guarded or EAGAIN")
 {
-	int w[4 * A_NPROC_MORE], rep[2], go[2], i, n, nok;
+	int w[4 * A_NPROC_MORE], rep, go, i, n, nok;
 	int64_t deadline;
 	pid_t o, pid;
 
 	if (geteuid() != 0)
 		atf_tc_skip("needs root to become nobody (RLIMIT_NPROC does "
 		    "not bind root)");
-	ATF_REQUIRE(pipe2(rep, O_CLOEXEC) == 0);
-	ATF_REQUIRE(pipe2(go, O_CLOEXEC) == 0);
-	ATF_REQUIRE((o = fork()) >= 0);
-	if (o == 0) {
-		close(rep[0]);
-		close(go[1]);
-		a_nproc_owner(rep[1], go[0]);
-	}
-	ATF_REQUIRE(close(rep[1]) == 0);
-	ATF_REQUIRE(close(go[0]) == 0);
+	o = a_start_owner(a_nproc_owner, &rep, &go);
 	for (nok = 0; nok < 4 * A_NPROC_MORE; nok++) {
-		ATF_REQUIRE_MSG(a_read_within(rep[0], &pid, sizeof(pid),
+		ATF_REQUIRE_MSG(a_read_within(rep, &pid, sizeof(pid),
 		    T_LONG_MS) == (ssize_t)sizeof(pid), "owner silent");
 		if (pid < 0) {
 			ATF_CHECK_MSG(pid == -EAGAIN, "pdfork: %s, not EAGAIN",
@@ -1115,20 +1047,17 @@ T_TC(nothing_silent__nproc, "under RLIMIT_NPROC, guarded or EAGAIN")
 		w[nok] = t_watch(pid);
 	}
 	ATF_CHECK_MSG(nok < 4 * A_NPROC_MORE, "RLIMIT_NPROC never bound");
-	ATF_REQUIRE(a_read_within(rep[0], &n, sizeof(n), T_LONG_MS) ==
+	ATF_REQUIRE(a_read_within(rep, &n, sizeof(n), T_LONG_MS) ==
 	    (ssize_t)sizeof(n));
 	ATF_CHECK_MSG(n == nok, "the owner has %d children, %d pdforks "
 	    "worked", n, nok);
-	ATF_REQUIRE(write(go[1], "g", 1) == 1);
-	ATF_CHECK_EQ(a_reap(o), 0);
+	a_end_owner(o, rep, go);
 	deadline = a_now_ms() + T_LONG_MS;
 	for (i = 0; i < nok; i++) {
 		ATF_CHECK_MSG(a_dies(w[i], a_left(deadline)),
 		    "child %d survived its owner", i);
 		ATF_REQUIRE(close(w[i]) == 0);
 	}
-	ATF_REQUIRE(close(rep[0]) == 0);
-	ATF_REQUIRE(close(go[1]) == 0);
 }
 
 /* 5, 6: a guardian that faults fails closed. */

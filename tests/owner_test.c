@@ -21,11 +21,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
-#include <linux/sock_diag.h>
-#include <linux/unix_diag.h>
-
 #include <atf-c.h>
 #include <dirent.h>
 #include <errno.h>
@@ -66,56 +61,6 @@ o_pdfork_clean(int *fdp, int flags)
 			pause();
 	}
 	return (pid);
-}
-
-/*
- * The inode of the peer of unix socket ino (sock_diag, as ss -x does).
- * SO_PEERCRED cannot tell: a socketpair's peer credentials are those of
- * its creator, the owner itself.
- */
-static ino_t
-o_peer_ino(ino_t ino)
-{
-	struct {
-		struct nlmsghdr		nlh;
-		struct unix_diag_req	r;
-	} req;
-	union {
-		struct nlmsghdr	h;
-		char		b[8192];
-	} buf;
-	struct unix_diag_msg *m;
-	struct rtattr *a;
-	uint32_t peer;
-	ssize_t n;
-	int s, len;
-
-	if ((s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-	    NETLINK_SOCK_DIAG)) == -1)
-		return (0);
-	memset(&req, 0, sizeof(req));
-	req.nlh.nlmsg_len = sizeof(req);
-	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST;
-	req.r.sdiag_family = AF_UNIX;
-	req.r.udiag_states = ~0U;
-	req.r.udiag_ino = (uint32_t)ino;
-	req.r.udiag_show = UDIAG_SHOW_PEER;
-	req.r.udiag_cookie[0] = req.r.udiag_cookie[1] = ~0U;
-	peer = 0;
-	if (send(s, &req, sizeof(req), 0) == (ssize_t)sizeof(req) &&
-	    (n = recv(s, &buf, sizeof(buf), 0)) > 0 &&
-	    NLMSG_OK(&buf.h, (unsigned)n) &&
-	    buf.h.nlmsg_type == SOCK_DIAG_BY_FAMILY) {
-		m = NLMSG_DATA(&buf.h);
-		len = (int)(buf.h.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
-		for (a = (struct rtattr *)(m + 1); RTA_OK(a, len);
-		    a = RTA_NEXT(a, len))
-			if (a->rta_type == UNIX_DIAG_PEER)
-				memcpy(&peer, RTA_DATA(a), sizeof(peer));
-	}
-	close(s);
-	return ((ino_t)peer);
 }
 
 /* The process holding socket inode ino, or -1. */
@@ -162,7 +107,7 @@ o_guardian_pid(void)
 	int s;
 
 	if ((s = t_guardian_sock()) == -1 || fstat(s, &st) == -1 ||
-	    (peer = o_peer_ino(st.st_ino)) == 0)
+	    (peer = t_peer_ino(st.st_ino)) == 0)
 		return (-1);
 	return (o_sock_holder(peer));
 }

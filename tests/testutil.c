@@ -15,6 +15,11 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
@@ -79,12 +84,12 @@ t_leak_begin(struct t_leak *l)
 }
 
 /*
- * Our children: running ones and zombies alike (from /proc), but not the
- * sentries of our guardians (children of their owner that stay while it
- * lives).
+ * Our children (from /proc), running ones and zombies alike: the sentries
+ * of our guardians (children of their owner that stay while it lives), or
+ * all the others.
  */
-int
-t_nchildren(void)
+static int
+t_count_children(bool sentries)
 {
 	char path[300], buf[512], *p;
 	struct dirent *de;
@@ -104,12 +109,28 @@ t_nchildren(void)
 		if (fgets(buf, sizeof(buf), fp) != NULL &&
 		    (p = strrchr(buf, ')')) != NULL &&
 		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid() &&
-		    strstr(buf, "(" T_SENTRY_COMM ")") == NULL)
+		    (strstr(buf, "(" T_SENTRY_COMM ")") != NULL) == sentries)
 			n++;
 		fclose(fp);
 	}
 	closedir(d);
 	return (n);
+}
+
+/* Our children but the sentries of our guardians. */
+int
+t_nchildren(void)
+{
+
+	return (t_count_children(false));
+}
+
+/* The sentries of our guardians: one per guardian. */
+int
+t_nsentries(void)
+{
+
+	return (t_count_children(true));
 }
 
 /* NULL if nothing leaked, else what did. */
@@ -414,6 +435,56 @@ t_recvfd(int s, void *buf, size_t len, int *fdp, int flags)
 }
 
 /* The library's SEQPACKET socket to its guardian, or -1. */
+/*
+ * The inode of the peer of unix socket ino (sock_diag, as ss -x does), or
+ * 0.  SO_PEERCRED cannot tell: a socketpair's peer credentials are those
+ * of its creator, the owner itself.
+ */
+ino_t
+t_peer_ino(ino_t ino)
+{
+	struct {
+		struct nlmsghdr		nlh;
+		struct unix_diag_req	r;
+	} req;
+	union {
+		struct nlmsghdr	h;
+		char		b[8192];
+	} buf;
+	struct unix_diag_msg *m;
+	struct rtattr *a;
+	uint32_t peer;
+	ssize_t n;
+	int s, len;
+
+	if ((s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+	    NETLINK_SOCK_DIAG)) == -1)
+		return (0);
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	req.r.sdiag_family = AF_UNIX;
+	req.r.udiag_states = ~0U;
+	req.r.udiag_ino = (uint32_t)ino;
+	req.r.udiag_show = UDIAG_SHOW_PEER;
+	req.r.udiag_cookie[0] = req.r.udiag_cookie[1] = ~0U;
+	peer = 0;
+	if (send(s, &req, sizeof(req), 0) == (ssize_t)sizeof(req) &&
+	    (n = recv(s, &buf, sizeof(buf), 0)) > 0 &&
+	    NLMSG_OK(&buf.h, (unsigned)n) &&
+	    buf.h.nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+		m = NLMSG_DATA(&buf.h);
+		len = (int)(buf.h.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+		for (a = (struct rtattr *)(m + 1); RTA_OK(a, len);
+		    a = RTA_NEXT(a, len))
+			if (a->rta_type == UNIX_DIAG_PEER)
+				memcpy(&peer, RTA_DATA(a), sizeof(peer));
+	}
+	close(s);
+	return ((ino_t)peer);
+}
+
 /* fd is a process descriptor: a socket named "procdesc:...". */
 bool
 t_is_pd(int fd)

@@ -53,6 +53,8 @@ ssize_t	t_recvfd(int s, void *buf, size_t len, int *fdp, int flags);
 int	t_guardian_sock(void);
 bool	t_is_pd(int fd);
 int	t_nchildren(void);
+int	t_nsentries(void);
+ino_t	t_peer_ino(ino_t ino);
 bool	t_kernel_pollhup(void);
 bool	t_kernel_exit_info(void);
 bool	t_kernel_pidfs(void);
