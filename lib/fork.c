@@ -7,13 +7,15 @@
 /*
  * The fork machinery.  A raw clone3() would leave glibc's malloc, stdio and
  * thread state broken in the child of a multi-threaded parent, and would not
- * run pthread_atfork handlers (LINUX.md §4).  So pdfork runs glibc's own
+ * run pthread_atfork handlers (NOTES 2.1).  So pdfork runs glibc's own
  * fork() and intercepts the one clone system call it makes, using syscall
  * user dispatch (Linux 5.11): for the duration of the call, every system
  * call of this thread outside the handler's signal restorer raises SIGSYS.
  * The handler issues clone3 with glibc's flags plus CLONE_PIDFD and exit
  * signal 0 instead of SIGCHLD, and passes every other call through.  The
- * child then sends no SIGCHLD and is invisible to wait(2).
+ * child then sends no SIGCHLD and is invisible to wait(2).  Still inside
+ * the trap, before any pthread_atfork handler, the new child registers
+ * itself with its guardian (procdesc_child_register()).
  *
  * Where the dispatch cannot be switched on (no kernel support, seccomp),
  * the fallback is a raw clone3: the child may then call async-signal-safe
@@ -45,11 +47,8 @@
 #define	FK_TLS	__thread __attribute__((tls_model("initial-exec")))
 
 /*
- * The trap's code runs inside glibc's fork(), where a thread sanitizer has
- * taken all its own locks (its fork handler), and for system calls that
- * the sanitizer's runtime makes itself: it must not call into that
- * runtime, so it is not instrumented and calls nothing that a sanitizer
- * intercepts (no memset or memcpy).
+ * The trap's code runs inside glibc's fork(), and for system calls that a
+ * sanitizer's run time makes itself: see PROCDESC_NOSAN.
  */
 #define	FK_NOSAN	PROCDESC_NOSAN
 

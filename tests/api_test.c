@@ -5,7 +5,7 @@
  */
 
 /*
- * pdrfork, pdopenpid and pddupfd (SPEC.md §3, §6): what each accepts,
+ * pdrfork, pdopenpid and pddupfd (pdfork(3)): what each accepts,
  * what it refuses with which errno, and that a refused call creates
  * nothing.
  */

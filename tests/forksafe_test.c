@@ -5,7 +5,7 @@
  */
 
 /*
- * The pdfork child is as usable as a fork() child (SPEC.md §3): malloc,
+ * The pdfork child is as usable as a fork() child (NOTES 5): malloc,
  * stdio and threads while other threads of the parent are busy in them,
  * pthread_atfork handlers, signals to itself, its own pid and tid, nested
  * pdfork, exec; pdfork under a full signal mask, beside the application's

@@ -5,7 +5,7 @@
  */
 
 /*
- * Close semantics around the owner (SPEC.md §4): the owner's death, exec
+ * Close semantics around the owner (pdfork(3)): the owner's death, exec
  * and fork, descriptors passed over unix sockets, pdfork from a thread,
  * credential changes in the child, and the invisibility of the guardian.
  *

@@ -439,7 +439,7 @@ on_usr1(int sig, siginfo_t *si, void *uc)
 
 /*
  * pdkill delivers a caught signal: the child's handler runs (and sees
- * SI_USER from the sender, SPEC.md's deviation) and the child goes on.
+ * SI_USER from the sender, a documented deviation) and the child goes on.
  */
 T_TC(pdkill__caught, "pdkill delivers a signal to a handler")
 {
