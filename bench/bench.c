@@ -65,7 +65,7 @@ struct iters {
 };
 
 static const struct iters iters_full = {
-	1000, 300, 20000, 1000, 1000, 1000, 10000, 5, 100, 19000, 60
+	1000, 300, 20000, 1000, 1000, 1000, 10000, 5, 100, 19000, 300
 };
 static const struct iters iters_quick = {
 	200, 60, 3000, 150, 100, 150, 1000, 1, 8, 1000, 8

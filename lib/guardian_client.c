@@ -49,7 +49,7 @@
 #define	PROCDESC_GUARDIAN_PATH	"/usr/local/libexec/procdesc-guardian"
 #endif
 #define	GD_ENV			"LIBPROCDESC_GUARDIAN"
-#define	GD_FD_HIGH		10	/* Above 0-3 while setting up. */
+#define	GD_FD_HIGH		(PG_CTL_FD + 1)	/* Above 0-3 while setting up. */
 #define	GD_SENTRY_COMM		"procdesc-sentry"
 
 struct gd {
@@ -499,7 +499,8 @@ procdesc_guardian_child(void)
  * our copies of A and B (FreeBSD's child holds no descriptor of its own),
  * and wait on the pipe until the guardian guards us: one byte.  EOF (it
  * refused, or died) or no answer within PG_REPLY_MS: _exit before the
- * application runs; the parent, told on A, fails and reaps us.  Raw system
+ * application runs, with PG_EXIT_ERRNO + the errno value as the status;
+ * the parent, told on A, reaps us and fails with that errno.  Raw system
  * calls only, nothing a sanitizer intercepts (this runs inside glibc's
  * fork, in the dispatch trap).
  */
@@ -530,7 +531,7 @@ procdesc_child_register(const struct procdesc_childreq *cr)
 	m.pm_flags = cr->cr_flags;
 	if ((pidfd = sys_pidfd_open(m.pm_pid, 0)) == -1 ||
 	    sys_pipe2(go, O_CLOEXEC) == -1)
-		sys_exit_group(127);
+		sys_exit_group(PG_EXIT_ERRNO + (errno & PG_EXIT_MASK));
 	iov.iov_base = &m;
 	iov.iov_len = sizeof(m);
 	mh.msg_name = NULL;
@@ -548,13 +549,13 @@ procdesc_child_register(const struct procdesc_childreq *cr)
 	fds[1] = pidfd;
 	fds[2] = go[1];
 	if (sys_sendmsg(cr->cr_ctl, &mh, MSG_NOSIGNAL) == -1)
-		sys_exit_group(127);
+		sys_exit_group(PG_EXIT_ERRNO + (errno & PG_EXIT_MASK));
 	sys_close(pidfd);
 	sys_close(go[1]);
 	sys_close(cr->cr_a);
 	sys_close(cr->cr_b);
 	if (!sys_wait_readable(go[0], PG_REPLY_MS) ||
 	    sys_read(go[0], &c, 1) != 1 || c != PG_GO)
-		sys_exit_group(127);
+		sys_exit_group(PG_EXIT_ERRNO + EAGAIN);
 	sys_close(go[0]);
 }

@@ -93,13 +93,18 @@ pd_new_id(void)
 	    ((uint64_t)getpid() << 16) ^ ++seq);
 }
 
-/* Kill and reap a child that could not be registered. */
-static void
-pd_dispose(int pidfd)
+/*
+ * Kill and reap a child that could not be registered.  If it failed to
+ * register itself, its exit status says why (PG_EXIT_ERRNO): that errno
+ * value replaces error, which says only that the guardian hung up.
+ */
+static int
+pd_dispose(int pidfd, int error)
 {
 	siginfo_t si;
 
 	(void)sys_pidfd_send_signal(pidfd, SIGKILL);
+	memset(&si, 0, sizeof(si));
 	while (sys_waitid(P_PIDFD, pidfd, &si, WEXITED | __WALL, NULL) == -1 &&
 	    errno == EINTR)
 		;
@@ -107,6 +112,11 @@ pd_dispose(int pidfd)
 	pthread_mutex_lock(&procdesc_mtx);
 	procdesc_watchdog_kick();
 	pthread_mutex_unlock(&procdesc_mtx);
+	if (error == EAGAIN && si.si_code == CLD_EXITED &&
+	    si.si_status > PG_EXIT_ERRNO &&
+	    si.si_status <= PG_EXIT_ERRNO + PG_EXIT_MASK)
+		error = si.si_status - PG_EXIT_ERRNO;
+	return (error);
 }
 
 /*
@@ -227,7 +237,7 @@ pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 		pd->pd_pid = pid;
 		pd->pd_guardian = gidx;
 		if ((error = pd_adopt(&cr, pd, gidx, pidfd, pdflags)) != 0)
-			pd_dispose(pidfd);
+			error = pd_dispose(pidfd, error);
 		else
 			close(pidfd);
 	} else {

@@ -111,7 +111,6 @@ struct procdesc *procdesc_find_pid(pid_t pid) PROCDESC_HIDDEN;
 struct procdesc *procdesc_find_id(uint64_t id) PROCDESC_HIDDEN;
 void	procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
 	    PROCDESC_HIDDEN;
-size_t	procdesc_count(void) PROCDESC_HIDDEN;
 void	procdesc_registry_child(void) PROCDESC_HIDDEN;
 
 /* descriptor.c: kernel facts about a descriptor or a pidfd. */

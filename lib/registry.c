@@ -193,13 +193,6 @@ procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
 	}
 }
 
-size_t
-procdesc_count(void)
-{
-
-	return (rg_count);
-}
-
 /*
  * In a forked copy of the process the children are the original owner's:
  * forget them.  The table is dropped, not freed, so that a fork does not

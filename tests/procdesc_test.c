@@ -10,6 +10,7 @@
  */
 
 #include <sys/procdesc.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/wait.h>
@@ -201,6 +202,50 @@ T_TC(pdfork__exec_autoreaped, "an exec'd child reaped by the kernel: "
 		ATF_CHECK_EQ(status, -1);
 	}
 	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * Short of descriptors (in the parent, or in the new child, which needs
+ * three to register), pdfork fails with EMFILE and leaves no child.
+ */
+T_TC(pdfork__emfile, "pdfork: EMFILE when descriptors run out, no child")
+{
+	struct rlimit rl;
+	int fd, free, st, top;
+	pid_t pid, w;
+
+	w = fork();
+	ATF_REQUIRE(w >= 0);
+	if (w == 0) {
+		top = dup(0);		/* The lowest free number. */
+		close(top);
+		if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+			_exit(10);
+		for (free = 0; free <= 6; free++) {
+			rl.rlim_cur = (rlim_t)(top + free);
+			if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+				_exit(11);
+			pid = pdfork(&fd, 0);
+			if (pid == 0)
+				_exit(0);
+			st = errno;
+			rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+				_exit(12);
+			if (pid == -1 && st != EMFILE)
+				_exit(20 + free);
+			if (pid > 0 && pdwait(fd, &st, WEXITED, NULL, NULL) == -1)
+				_exit(30 + free);
+			if (pid > 0)
+				close(fd);
+			if (t_nchildren() != 0)
+				_exit(40 + free);
+		}
+		_exit(0);
+	}
+	ATF_REQUIRE(waitpid(w, &st, 0) == w);
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "worker status %#x (20+n: not EMFILE with n free fds)", st);
 }
 
 /* An unwritable fdp: the parent gets EFAULT, nothing leaks. */
@@ -409,6 +454,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdfork__exec_status);
 	ATF_TP_ADD_TC(tp, pdfork__exec_autoreaped);
 	ATF_TP_ADD_TC(tp, pdfork__efault);
+	ATF_TP_ADD_TC(tp, pdfork__emfile);
 	ATF_TP_ADD_TC(tp, pdfork__no_sigchld);
 	ATF_TP_ADD_TC(tp, pdfork__waitpid_echild);
 	ATF_TP_ADD_TC(tp, poll__hup_at_exit);

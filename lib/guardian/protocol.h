@@ -54,6 +54,14 @@
 #define	PG_GUARD_FDS	3
 #define	PG_GO		'g'	/* The guardian's word to a new child. */
 
+/*
+ * A new child that could not register exits, before any code of the
+ * application, with PG_EXIT_ERRNO + the errno value (masked), so that the
+ * parent can say why pdfork failed.
+ */
+#define	PG_EXIT_ERRNO	128
+#define	PG_EXIT_MASK	0x7f
+
 /* The control socket's number in the guardian. */
 #define	PG_CTL_FD	3
 
