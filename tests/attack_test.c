@@ -416,16 +416,6 @@ t_guardian_pid(void)
 	return (t_guardian_pid_of(getpid()));
 }
 
-/* Wait for a helper we forked; its exit status, or -1. */
-static int
-a_reap(pid_t pid)
-{
-	int status;
-
-	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
-	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-}
-
 /* Drop every group and uid for nobody's; false on failure. */
 static bool
 a_become_nobody(void)
@@ -565,7 +555,7 @@ a_keepalive(bool other)
 		ATF_REQUIRE(close(w) == 0);
 		if (other) {
 			(void)kill(h, SIGKILL);
-			(void)a_reap(h);
+			(void)t_reap(h);
 		}
 		ATF_REQUIRE(close(rdy[0]) == 0);
 		ATF_REQUIRE_MSG(n == 1 && c == 'r', "trial %d: the squatter "
@@ -827,7 +817,7 @@ T_TC(nothing_silent__low_nofile,
 
 	/* The keeper's exit closes the last copies; the worker lives on. */
 	ATF_REQUIRE(t_sendfd(ks[0], "x", 1, -1) == 0);
-	ATF_CHECK_EQ(a_reap(keeper), 0);
+	ATF_CHECK_EQ(t_reap(keeper), 0);
 	deadline = a_now_ms() + T_LONG_MS;
 	nsurv = 0;
 	surv[0] = '\0';
@@ -843,7 +833,7 @@ T_TC(nothing_silent__low_nofile,
 		ATF_REQUIRE(close(w[i]) == 0);
 	}
 	ATF_REQUIRE(write(go[1], "g", 1) == 1);
-	ATF_CHECK_EQ(a_reap(worker), 0);
+	ATF_CHECK_EQ(t_reap(worker), 0);
 	ATF_REQUIRE(close(go[1]) == 0);
 	ATF_REQUIRE(close(rep[0]) == 0);
 	ATF_REQUIRE(close(ks[0]) == 0);
@@ -878,6 +868,38 @@ a_nprocs_of(uid_t uid)
 }
 
 /*
+ * In an owner: pdfork a child that pauses, holding nothing, and report its
+ * pid (or -errno) on rep.
+ */
+static pid_t
+a_pdfork_report(int rep)
+{
+	pid_t pid;
+	int fd;
+
+	if ((pid = pdfork(&fd, PD_CLOEXEC)) == 0) {
+		syscall(SYS_close_range, 3, ~0U, 0);
+		for (;;)
+			pause();
+	}
+	if (pid == -1)
+		pid = -errno;
+	a_write(rep, &pid, sizeof(pid));
+	return (pid);
+}
+
+/* In an owner: report n, wait for go, exit (the last close of all). */
+static void __attribute__((noreturn))
+a_owner_done(int rep, int go, int n)
+{
+	char c;
+
+	a_write(rep, &n, sizeof(n));
+	(void)read(go, &c, 1);
+	_exit(0);
+}
+
+/*
  * The owner of nothing_silent__second_guardian: a hard NOFILE of
  * A_SMALLFD, A_NSECOND pdforks (their pids, or -errno, to rep), then the
  * number of guardians, then wait for go and exit (the last close of all).
@@ -886,27 +908,14 @@ static void
 a_second_owner(int rep, int go)
 {
 	struct rlimit rl;
-	pid_t pid;
-	int fd, i, n;
-	char c;
+	int i;
 
 	rl.rlim_cur = rl.rlim_max = A_SMALLFD;
 	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
 		_exit(2);
-	for (i = 0; i < A_NSECOND; i++) {
-		if ((pid = pdfork(&fd, PD_CLOEXEC)) == 0) {
-			syscall(SYS_close_range, 3, ~0U, 0);
-			for (;;)
-				pause();
-		}
-		if (pid == -1)
-			pid = -errno;
-		a_write(rep, &pid, sizeof(pid));
-	}
-	n = t_nsentries();
-	a_write(rep, &n, sizeof(n));
-	(void)read(go, &c, 1);
-	_exit(0);
+	for (i = 0; i < A_NSECOND; i++)
+		(void)a_pdfork_report(rep);
+	a_owner_done(rep, go, t_nsentries());
 }
 
 /*
@@ -941,7 +950,7 @@ a_end_owner(pid_t o, int rep, int go)
 {
 
 	ATF_REQUIRE(write(go, "g", 1) == 1);
-	ATF_CHECK_EQ(a_reap(o), 0);
+	ATF_CHECK_EQ(t_reap(o), 0);
 	ATF_REQUIRE(close(rep) == 0);
 	ATF_REQUIRE(close(go) == 0);
 }
@@ -994,9 +1003,7 @@ static void
 a_nproc_owner(int rep, int go)
 {
 	struct rlimit rl;
-	pid_t pid;
-	int fd, i;
-	char c;
+	int i;
 
 	if (!a_become_nobody())
 		_exit(2);
@@ -1004,22 +1011,10 @@ a_nproc_owner(int rep, int go)
 	    A_NPROC_MORE);
 	if (setrlimit(RLIMIT_NPROC, &rl) == -1)
 		_exit(3);
-	for (i = 0; i < 4 * A_NPROC_MORE; i++) {
-		if ((pid = pdfork(&fd, PD_CLOEXEC)) == 0) {
-			syscall(SYS_close_range, 3, ~0U, 0);
-			for (;;)
-				pause();
-		}
-		if (pid == -1)
-			pid = -errno;
-		a_write(rep, &pid, sizeof(pid));
-		if (pid < 0)
+	for (i = 0; i < 4 * A_NPROC_MORE; i++)
+		if (a_pdfork_report(rep) < 0)
 			break;
-	}
-	i = t_nchildren();
-	a_write(rep, &i, sizeof(i));
-	(void)read(go, &c, 1);
-	_exit(0);
+	a_owner_done(rep, go, t_nchildren());
 }
 
 /*
@@ -1372,7 +1367,7 @@ T_TC(guardian_hygiene, "the guardian inherits nothing of its owner's")
 	    (ssize_t)sizeof(pid));
 	if (pid <= 0) {
 		ATF_REQUIRE(write(go[1], "g", 1) == 1);
-		(void)a_reap(o);
+		(void)t_reap(o);
 		atf_tc_fail("the owner as nobody could not pdfork");
 	}
 	w = t_watch(pid);
@@ -1393,7 +1388,7 @@ T_TC(guardian_hygiene, "the guardian inherits nothing of its owner's")
 		    (unsigned int)sb.st_uid);
 	}
 	ATF_REQUIRE(write(go[1], "g", 1) == 1);
-	ATF_CHECK_EQ(a_reap(o), 0);
+	ATF_CHECK_EQ(t_reap(o), 0);
 	ATF_CHECK_MSG(a_dies(w, T_LONG_MS), "nobody's child survived its "
 	    "owner");
 	ATF_REQUIRE(close(w) == 0);
@@ -1438,14 +1433,14 @@ T_TC(setuid_owner, "nobody cannot signal the guardian of a set-uid owner")
 	    (ssize_t)sizeof(rr));
 	if (rr.pid <= 0) {
 		ATF_REQUIRE(write(go[1], "g", 1) == 1);
-		(void)a_reap(o);
+		(void)t_reap(o);
 		atf_tc_fail("the set-uid owner could not pdfork: %s",
 		    strerror(rr.err));
 	}
 	w = t_watch(rr.pid);
 	if ((g = t_guardian_pid_of(o)) <= 0) {
 		ATF_REQUIRE(write(go[1], "g", 1) == 1);
-		(void)a_reap(o);
+		(void)t_reap(o);
 		(void)a_dies(w, T_LONG_MS);
 		ATF_REQUIRE(close(w) == 0);
 		atf_tc_fail("no guardian found for the owner %d", (int)o);
@@ -1467,7 +1462,7 @@ T_TC(setuid_owner, "nobody cannot signal the guardian of a set-uid owner")
 		_exit(0);	/* Detaches, had the attach worked. */
 	}
 	ATF_REQUIRE(close(res[1]) == 0);
-	ATF_CHECK_EQ(a_reap(a), 0);
+	ATF_CHECK_EQ(t_reap(a), 0);
 	memset(err, 0, sizeof(err));
 	ATF_REQUIRE(a_read_within(res[0], err, sizeof(err), T_LONG_MS) ==
 	    (ssize_t)sizeof(err));
@@ -1482,7 +1477,7 @@ T_TC(setuid_owner, "nobody cannot signal the guardian of a set-uid owner")
 
 	/* Still guarded: the owner's exit kills the child. */
 	ATF_REQUIRE(write(go[1], "g", 1) == 1);
-	ATF_CHECK_EQ(a_reap(o), 0);
+	ATF_CHECK_EQ(t_reap(o), 0);
 	dead = a_dies(w, T_LONG_MS);
 	ATF_CHECK_MSG(dead, "the set-uid owner's child survived the owner");
 	ATF_REQUIRE(close(w) == 0);

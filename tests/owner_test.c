@@ -145,16 +145,6 @@ o_close_barrier(void)
 	ATF_REQUIRE(close(w) == 0);
 }
 
-/* Wait for a forked helper; its exit status, or -1 if it did not exit. */
-static int
-o_reap(pid_t pid)
-{
-	int status;
-
-	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
-	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-}
-
 /* Kill a process that is not our child, through its watch, and close. */
 static void
 o_kill_watched(int w)
@@ -403,7 +393,7 @@ o_exec_end(struct o_exec *x)
 
 	if (x->in != -1)
 		ATF_REQUIRE(close(x->in) == 0);
-	ATF_CHECK_EQ(o_reap(x->o), 0);
+	ATF_CHECK_EQ(t_reap(x->o), 0);
 	ATF_CHECK(t_dead_within(x->wg, T_LONG_MS));
 	(void)syscall(SYS_pidfd_send_signal, x->wn, SIGKILL, NULL, 0);
 	ATF_REQUIRE(close(x->wn) == 0);
@@ -449,7 +439,7 @@ T_TC(owner__exec_kept_exit, "kept across exec; the new image exits")
 	ATF_CHECK_MSG(t_alive(x.wn), "died at the owner's exec");
 	ATF_REQUIRE(close(x.in) == 0);
 	x.in = -1;
-	ATF_CHECK_EQ(o_reap(x.o), 0);
+	ATF_CHECK_EQ(t_reap(x.o), 0);
 	x.o = -1;
 	ATF_CHECK(t_dead_within(x.wn, T_LONG_MS));
 	ATF_CHECK(t_dead_within(x.wg, T_LONG_MS));
@@ -509,7 +499,7 @@ o_copy_end(pid_t f, int cmd, int ack)
 {
 
 	ATF_REQUIRE(close(cmd) == 0);
-	ATF_CHECK_EQ(o_reap(f), 0);
+	ATF_CHECK_EQ(t_reap(f), 0);
 	ATF_REQUIRE(close(ack) == 0);
 }
 
@@ -567,7 +557,7 @@ T_TC(owner__fork_copy_ops, "pdgetpid/pdkill/pdwait in a fork copy")
 	o_copy_do(cmd, ack, 'o');
 	ATF_CHECK(t_dead_within(w, T_LONG_MS));
 	ATF_REQUIRE(close(cmd) == 0);
-	ATF_CHECK_EQ_MSG(o_reap(f), 0, "step failed in the fork copy");
+	ATF_CHECK_EQ_MSG(t_reap(f), 0, "step failed in the fork copy");
 	ATF_REQUIRE(close(ack) == 0);
 	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);	/* If the copy did not. */
 	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
@@ -657,7 +647,7 @@ T_TC(owner__scm_receiver_close, "SCM_RIGHTS receiver's close is the last")
 	o_rcv_do(s, 'c', -1);
 	O_DEAD(w, "survived the last close");
 	ATF_REQUIRE(close(s) == 0);
-	ATF_CHECK_EQ(o_reap(f), 0);
+	ATF_CHECK_EQ(t_reap(f), 0);
 	ATF_REQUIRE(close(w) == 0);
 }
 
@@ -674,7 +664,7 @@ T_TC(owner__scm_receiver_exit, "SCM_RIGHTS receiver exits holding it")
 	o_close_barrier();
 	ATF_CHECK_MSG(t_alive(w), "the received copy did not keep it alive");
 	ATF_REQUIRE(o_sendfd(s, 'x', -1) == 0);
-	ATF_CHECK_EQ(o_reap(f), 0);
+	ATF_CHECK_EQ(t_reap(f), 0);
 	O_DEAD(w, "survived the last close");
 	ATF_REQUIRE(close(s) == 0);
 	ATF_REQUIRE(close(w) == 0);
@@ -1041,7 +1031,7 @@ T_TC(owner__guardian_exits, "the guardian goes when nothing is left")
 	wn = t_watch(r.n);
 	wg = t_watch(r.g);
 	ATF_REQUIRE(write(go[1], "g", 1) == 1);
-	ATF_CHECK_EQ(o_reap(o), 0);
+	ATF_CHECK_EQ(t_reap(o), 0);
 	ATF_CHECK(t_dead_within(wn, T_LONG_MS));
 	ATF_CHECK_MSG(t_dead_within(wg, T_LONG_MS), "the guardian stayed");
 	if (!t_dead_within(wg, 0))

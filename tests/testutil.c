@@ -133,6 +133,16 @@ t_nsentries(void)
 	return (t_count_children(true));
 }
 
+/* Wait for a helper we forked: its exit status, or -1 if it did not exit. */
+int
+t_reap(pid_t pid)
+{
+	int status;
+
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 /* NULL if nothing leaked, else what did. */
 const char *
 t_leak_check(const struct t_leak *l)

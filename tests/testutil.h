@@ -54,6 +54,7 @@ int	t_guardian_sock(void);
 bool	t_is_pd(int fd);
 int	t_nchildren(void);
 int	t_nsentries(void);
+int	t_reap(pid_t pid);
 ino_t	t_peer_ino(ino_t ino);
 bool	t_kernel_pollhup(void);
 bool	t_kernel_exit_info(void);
