@@ -32,6 +32,7 @@
 
 #include <sys/prctl.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -81,6 +82,8 @@ static FK_TLS volatile char fk_selector;
 static FK_TLS bool fk_active;		/* This thread is in pdfork. */
 static FK_TLS int fk_pidfd;		/* The trap's clone3 pidfd. */
 static FK_TLS const struct procdesc_childreq *fk_cr; /* For the child. */
+static FK_TLS bool fk_inside;		/* This thread is in pdfork. */
+static pid_t (*fk_fork)(void);		/* libc's own fork(). */
 
 /* A SIGSYS that is not our dispatch: what the application asked for. */
 static void FK_NOSAN
@@ -196,11 +199,31 @@ fk_child(void)
 	pthread_mutex_unlock(&procdesc_mtx);
 }
 
+/*
+ * libc's own fork(), not whatever the program links as fork: a program or
+ * a preloaded shim that defines fork() on top of pdfork() would otherwise
+ * make pdfork call itself.
+ */
 static void
 fk_init(void)
 {
+	void *libc, *sym;
 
 	pthread_atfork(fk_prepare, fk_parent, fk_child);
+	fk_fork = fork;
+	/*
+	 * Not under a sanitizer, whose own fork() interceptor must run (it
+	 * takes the run time's locks around the fork).
+	 */
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
+	if ((libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD)) != NULL &&
+	    (sym = dlsym(libc, "fork")) != NULL)
+		*(void **)&fk_fork = sym;
+#else
+	(void)libc;
+	(void)sym;
+#endif
 }
 
 /* glibc's fork() with its clone trapped; ENOSYS if dispatch won't work. */
@@ -230,7 +253,7 @@ fk_sud_fork(pid_t *pidp, int *pidfdp)
 	}
 	fk_active = true;
 	fk_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
-	pid = fork();
+	pid = fk_fork();
 	fk_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
 	error = (pid == -1) ? errno : 0;
 	if (pid != 0)
@@ -278,6 +301,18 @@ fk_raw_fork(const struct procdesc_childreq *cr, pid_t *pidp, int *pidfdp)
 }
 
 /*
+ * Whether this thread is inside pdfork already: a pthread_atfork handler
+ * run by our own fork (which holds procdesc_fork_mtx and procdesc_mtx)
+ * calls pdfork.  It must fail at once rather than deadlock.
+ */
+bool
+procdesc_fork_busy(void)
+{
+
+	return (fk_inside);
+}
+
+/*
  * Create the child.  Parent: 0, *pidp the child, *pidfdp its pidfd
  * (close-on-exec).  Child: 0 and *pidp 0.  Signals other than SIGSYS stay
  * blocked throughout, so that no handler runs with the dispatch on.
@@ -290,6 +325,7 @@ procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
 	int error;
 
 	pthread_once(&fk_once, fk_init);
+	fk_inside = true;
 	sigfillset(&all);
 	sigdelset(&all, SIGSYS);
 	pthread_mutex_lock(&procdesc_fork_mtx);
@@ -306,6 +342,7 @@ procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* In the parent and in the child: this thread locked it. */
 	pthread_mutex_unlock(&procdesc_fork_mtx);
+	fk_inside = false;
 	return (error);
 }
 

@@ -212,6 +212,8 @@ pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 
 	if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
 		return (EINVAL);
+	if (procdesc_fork_busy())
+		return (EDEADLK);	/* From an atfork handler of pdfork. */
 	if ((error = procdesc_kernel_ok()) != 0 ||
 	    (error = procdesc_watchdog_start()) != 0 ||
 	    (error = pd_entry(&pd, pdflags)) != 0)

@@ -154,5 +154,6 @@ int	procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
 	    int *pidfdp) PROCDESC_HIDDEN;
 int	procdesc_fork_spawn(const struct procdesc_childreq *cr, pid_t *pidp,
 	    int *pidfdp) PROCDESC_HIDDEN;
+bool	procdesc_fork_busy(void) PROCDESC_HIDDEN;
 
 #endif /* !_PROCDESC_IMPL_H_ */
