@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,28 +40,6 @@ fork(void)
 	return (pid);
 }
 
-static void
-i_init(void)
-{
-
-	setenv("LIBPROCDESC_GUARDIAN", T_GUARDIAN, 1);
-}
-
-/* Start the guardian before the leak check's snapshot. */
-static void
-i_warm(void)
-{
-	int fd;
-	pid_t pid;
-
-	pid = pdfork(&fd, 0);
-	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
-	if (pid == 0)
-		_exit(0);
-	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
 /*
  * Under a sanitizer pdfork calls fork() through the sanitizer's
  * interceptor (lib/fork.c), which this program's fork() replaces: nothing
@@ -75,7 +52,7 @@ i_warm(void)
 #define	I_SKIP_UNDER_SAN()	((void)0)
 #endif
 
-/* A case with the leak check, without t_init() (its probe forks). */
+/* A case with the leak check, without t_init()'s probe (it forks). */
 #define	I_TC(name, descr)						\
 	static void name##_body(void);					\
 	ATF_TC(name);							\
@@ -89,8 +66,7 @@ i_warm(void)
 									\
 		(void)tc;						\
 		I_SKIP_UNDER_SAN();					\
-		i_init();						\
-		i_warm();						\
+		t_start_guardian();					\
 		t_leak_begin(&l);					\
 		name##_body();						\
 		t_leak_end(&l);						\

@@ -42,11 +42,19 @@
 void
 t_init(void)
 {
+
+	(void)t_kernel_pidfs();	/* Probes the kernel: a fork and a pidfd. */
+	t_start_guardian();
+}
+
+/* t_init() without the kernel probe, whose fork() a program may replace. */
+void
+t_start_guardian(void)
+{
 	int fd;
 	pid_t pid;
 
 	setenv("LIBPROCDESC_GUARDIAN", T_GUARDIAN, 1);
-	(void)t_kernel_pidfs();	/* Probes the kernel: a fork and a pidfd. */
 	pid = pdfork(&fd, 0);
 	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
 	if (pid == 0)

@@ -36,6 +36,7 @@ struct t_leak {
 };
 
 void	t_init(void);
+void	t_start_guardian(void);
 void	t_leak_begin(struct t_leak *);
 const char *t_leak_check(const struct t_leak *);
 void	t_leak_end(const struct t_leak *);
