@@ -34,7 +34,7 @@
 #include "syscall.h"
 #include "guardian/protocol.h"
 
-/* /proc/PID/stat: the start time is field 22, after "(comm)". */
+/* /proc/PID/stat: the start time is field 22. */
 #define	DS_STARTTIME_FIELD	22
 
 /*
@@ -74,29 +74,44 @@ procdesc_pidfd_pid(int pidfd, pid_t *pidp)
 	return (0);
 }
 
-/* The start time of pid, from /proc: 0 if it cannot be read. */
-static uint64_t
-ds_starttime(pid_t pid)
+/*
+ * Field n (numbered as in proc(5), n >= 3) of /proc/PID/stat, read into
+ * buf: a pointer to it, or NULL.  The fields after "(comm)" are counted,
+ * since comm may hold spaces and parentheses.
+ */
+const char *
+procdesc_proc_stat(pid_t pid, int n, char *buf, size_t len)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long t;
-	ssize_t n;
+	char path[64], *p;
+	ssize_t r;
 	int fd, i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (0);
-	n = read(fd, buf, sizeof(buf) - 1);
+		return (NULL);
+	r = read(fd, buf, len - 1);
 	close(fd);
-	if (n <= 0)
-		return (0);
-	buf[n] = '\0';
+	if (r <= 0)
+		return (NULL);
+	buf[r] = '\0';
 	if ((p = strrchr(buf, ')')) == NULL)
-		return (0);
+		return (NULL);
 	/* Field 3 starts two characters after the ')'. */
-	for (i = 2; i < DS_STARTTIME_FIELD && p != NULL; i++)
+	for (i = 2; i < n && p != NULL; i++)
 		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p + 1, "%llu", &t) != 1)
+	return (p != NULL ? p + 1 : NULL);
+}
+
+/* The start time of pid, from /proc: 0 if it cannot be read. */
+static uint64_t
+ds_starttime(pid_t pid)
+{
+	char buf[1024];
+	const char *p;
+	unsigned long long t;
+
+	if ((p = procdesc_proc_stat(pid, DS_STARTTIME_FIELD, buf,
+	    sizeof(buf))) == NULL || sscanf(p, "%llu", &t) != 1)
 		return (0);
 	return ((uint64_t)t);
 }

@@ -339,24 +339,15 @@ procdesc_guardian_release(int idx)
 		procdesc_guardian_died(idx);
 }
 
-/* Whether pid is stopped (or traced): /proc/PID/stat's state. */
+/* Whether pid is stopped (or traced): /proc/PID/stat's state, field 3. */
 static bool
 gd_stopped(pid_t pid)
 {
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
+	char buf[1024];
+	const char *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (false);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return (false);
-	buf[n] = '\0';
-	return ((p = strrchr(buf, ')')) != NULL && (p[2] == 'T' ||
-	    p[2] == 't'));
+	return ((p = procdesc_proc_stat(pid, 3, buf, sizeof(buf))) != NULL &&
+	    (*p == 'T' || *p == 't'));
 }
 
 /*

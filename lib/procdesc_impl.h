@@ -121,6 +121,8 @@ int	procdesc_desc_pidfd(const struct procdesc_name *np, int *pidfdp)
 	    PROCDESC_HIDDEN;
 int	procdesc_desc_record(int fd, struct pg_msg *m) PROCDESC_HIDDEN;
 int	procdesc_pidfd_pid(int pidfd, pid_t *pidp) PROCDESC_HIDDEN;
+const char *procdesc_proc_stat(pid_t pid, int n, char *buf, size_t len)
+	    PROCDESC_HIDDEN;
 
 /* kernel.c: what the kernel must have. */
 int	procdesc_kernel_ok(void) PROCDESC_HIDDEN;
