@@ -189,6 +189,25 @@ fk_parent(void)
 	pthread_mutex_unlock(&procdesc_mtx);
 }
 
+/*
+ * The child of the application's own fork(), made while another thread
+ * may have been inside pdfork: that thread's procdesc_fork_mtx and SIGSYS
+ * action came along, the thread did not.  The prepare handler cannot take
+ * procdesc_fork_mtx (a pdfork holds it while its fork takes libc's atfork
+ * lock: the opposite order), so the child, alone now, remakes it.  The
+ * application's SIGSYS action is in fk_oldsys whenever ours is installed.
+ */
+static void
+fk_foreign_child(void)
+{
+	struct procdesc_ksigaction cur;
+
+	pthread_mutex_init(&procdesc_fork_mtx, NULL);
+	if (sys_rt_sigaction(SIGSYS, NULL, &cur) == 0 &&
+	    cur.ks_sigaction == fk_sigsys)
+		(void)sys_rt_sigaction(SIGSYS, &fk_oldsys, NULL);
+}
+
 static void
 fk_child(void)
 {
@@ -196,7 +215,20 @@ fk_child(void)
 	procdesc_registry_child();
 	procdesc_watchdog_child();
 	procdesc_guardian_child();
+	if (!fk_inside)
+		fk_foreign_child();
 	pthread_mutex_unlock(&procdesc_mtx);
+}
+
+/*
+ * The fork handlers, registered when the library is loaded: before any
+ * lock of ours can be held, so that no fork ever copies one held.
+ */
+static void __attribute__((constructor))
+fk_register(void)
+{
+
+	(void)pthread_atfork(fk_prepare, fk_parent, fk_child);
 }
 
 /*
@@ -209,7 +241,6 @@ fk_init(void)
 {
 	void *libc, *sym;
 
-	pthread_atfork(fk_prepare, fk_parent, fk_child);
 	fk_fork = fork;
 	/*
 	 * Not under a sanitizer, whose own fork() interceptor must run (it

@@ -596,6 +596,90 @@ T_TC(fallback__raw_clone, "without syscall user dispatch the raw clone3 "
 	}
 }
 
+/*
+ * (b) The application's fork() in one thread while another is inside
+ * pdfork: the fork child inherits the library's locks as the pdforking
+ * thread held them, without that thread.  Its own pdfork must work.
+ */
+#define	RACE_FORKS	300
+
+static atomic_bool race_stop;
+
+static void *
+race_pdforker(void *arg)
+{
+	int fd, status;
+	pid_t pid;
+
+	(void)arg;
+	while (!atomic_load(&race_stop)) {
+		if ((pid = pdfork(&fd, PD_CLOEXEC)) == 0)
+			_exit(0);
+		if (pid > 0) {
+			(void)pdwait(fd, &status, WEXITED, NULL, NULL);
+			(void)close(fd);
+		}
+	}
+	return (NULL);
+}
+
+/* In the fork child: a pdfork, its status, and a pdkill. */
+static void __attribute__((noreturn))
+race_child(void)
+{
+	int fd, status;
+	pid_t pid;
+
+	if ((pid = pdfork(&fd, 0)) == 0)
+		_exit(5);
+	if (pid == -1 || pdwait(fd, &status, WEXITED, NULL, NULL) != 0 ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 5)
+		_exit(1);
+	if ((pid = pdfork(&fd, 0)) == 0) {
+		pause();
+		_exit(1);
+	}
+	if (pid == -1 || pdkill(fd, SIGKILL) != 0 ||
+	    pdwait(fd, &status, WEXITED, NULL, NULL) != 0 ||
+	    !WIFSIGNALED(status))
+		_exit(2);
+	_exit(0);
+}
+
+T_TC(race__fork_during_pdfork, "fork() in one thread while another is in "
+    "pdfork: the fork child's pdfork neither hangs nor fails")
+{
+	pthread_t td;
+	siginfo_t si;
+	int i, hung, failed, w;
+	pid_t pid;
+
+	T_SKIP_UNDER_TSAN(T_TSAN_NO_HANDLERS);
+	atomic_store(&race_stop, false);
+	ATF_REQUIRE(pthread_create(&td, NULL, race_pdforker, NULL) == 0);
+	hung = failed = 0;
+	for (i = 0; i < RACE_FORKS && hung == 0; i++) {
+		if ((pid = fork()) == 0)
+			race_child();
+		ATF_REQUIRE(pid > 0);
+		w = t_watch(pid);
+		if (!t_dead_within(w, T_LONG_MS)) {
+			hung++;
+			(void)kill(pid, SIGKILL);
+		}
+		memset(&si, 0, sizeof(si));
+		ATF_REQUIRE(waitid(P_PID, (id_t)pid, &si, WEXITED) == 0);
+		if (si.si_code != CLD_EXITED || si.si_status != 0)
+			failed++;
+		(void)close(w);
+	}
+	atomic_store(&race_stop, true);
+	ATF_REQUIRE(pthread_join(td, NULL) == 0);
+	ATF_CHECK_MSG(hung == 0, "a fork child hung in pdfork (fork %d)", i);
+	ATF_CHECK_MSG(failed == 0, "%d of %d fork children failed", failed,
+	    i);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 
@@ -609,5 +693,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, sigsys__app_handler_kept);
 	ATF_TP_ADD_TC(tp, errno__kept_on_success);
 	ATF_TP_ADD_TC(tp, fallback__raw_clone);
+	ATF_TP_ADD_TC(tp, race__fork_during_pdfork);
 	return (atf_no_error());
 }
