@@ -45,7 +45,7 @@
 #include "procdesc_impl.h"
 #include "syscall.h"
 
-#define	FK_TLS	__thread __attribute__((tls_model("initial-exec")))
+#define	FK_TLS	PROCDESC_TLS
 
 /*
  * The trap's code runs inside glibc's fork(), and for system calls that a
@@ -83,6 +83,7 @@ static FK_TLS bool fk_active;		/* This thread is in pdfork. */
 static FK_TLS int fk_pidfd;		/* The trap's clone3 pidfd. */
 static FK_TLS const struct procdesc_childreq *fk_cr; /* For the child. */
 static FK_TLS bool fk_inside;		/* This thread is in pdfork. */
+static FK_TLS bool fk_took;		/* fk_prepare() locked procdesc_mtx. */
 static pid_t (*fk_fork)(void);		/* libc's own fork(). */
 
 /* A SIGSYS that is not our dispatch: what the application asked for. */
@@ -173,20 +174,25 @@ fk_sigsys(int sig, siginfo_t *si, void *uctx)
  * child's only thread is the one that locked procdesc_mtx in the parent:
  * it fixes the copy and unlocks it, as glibc does with its own locks, so
  * that no other thread's state shows through (a thread sanitizer sees a
- * lock and its unlock by one thread).
+ * lock and its unlock by one thread).  A fork() from a signal handler
+ * that interrupted this thread inside the library, holding the lock,
+ * leaves it alone: waiting for it would never end, and the copy forgets
+ * what it guards anyway.
  */
 static void
 fk_prepare(void)
 {
 
-	pthread_mutex_lock(&procdesc_mtx);
+	if ((fk_took = !procdesc_locked()))
+		procdesc_lock();
 }
 
 static void
 fk_parent(void)
 {
 
-	pthread_mutex_unlock(&procdesc_mtx);
+	if (fk_took)
+		procdesc_unlock();
 }
 
 /*
@@ -217,7 +223,7 @@ fk_child(void)
 	procdesc_guardian_child();
 	if (!fk_inside)
 		fk_foreign_child();
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_lock_child(fk_took);
 }
 
 /*
@@ -329,18 +335,6 @@ fk_raw_fork(const struct procdesc_childreq *cr, pid_t *pidp, int *pidfdp)
 	else
 		fk_parent();
 	return (error);
-}
-
-/*
- * Whether this thread is inside pdfork already: a pthread_atfork handler
- * run by our own fork (which holds procdesc_fork_mtx and procdesc_mtx)
- * calls pdfork.  It must fail at once rather than deadlock.
- */
-bool
-procdesc_fork_busy(void)
-{
-
-	return (fk_inside);
 }
 
 /*

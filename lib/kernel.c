@@ -18,42 +18,51 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "procdesc_impl.h"
 #include "syscall.h"
 
-static pthread_once_t kn_once = PTHREAD_ONCE_INIT;
-static int kn_error;
+/* -1 until probed; then 0 or ENOSYS.  Racing probes find the same. */
+static _Atomic int kn_error = -1;
 
-static void
+static int
 kn_probe(void)
 {
 	struct procdesc_clone_args ca;
 	siginfo_t si;
-	int saved;
+	int error, saved;
 
 	saved = errno;
+	error = 0;
 	/* A bad exit signal: EINVAL, before anything is created. */
 	memset(&ca, 0, sizeof(ca));
 	ca.exit_signal = ~(uint64_t)0;
 	if (sys_clone3(&ca) == -1 && errno == ENOSYS)
-		kn_error = ENOSYS;
+		error = ENOSYS;
 	/* No such descriptor: EBADF from a kernel that knows P_PIDFD. */
 	memset(&si, 0, sizeof(si));
 	if (sys_waitid(P_PIDFD, INT_MAX, &si, WEXITED | WNOHANG, NULL) == -1 &&
 	    errno != EBADF)
-		kn_error = ENOSYS;
+		error = ENOSYS;
 	errno = saved;
+	return (error);
 }
 
-/* 0 if the kernel can host process descriptors, else ENOSYS. */
+/*
+ * 0 if the kernel can host process descriptors, else ENOSYS.  No lock and
+ * no pthread_once: a signal handler may call this while it runs.
+ */
 int
 procdesc_kernel_ok(void)
 {
+	int error;
 
-	pthread_once(&kn_once, kn_probe);
-	return (kn_error);
+	if ((error = atomic_load(&kn_error)) == -1) {
+		error = kn_probe();
+		atomic_store(&kn_error, error);
+	}
+	return (error);
 }

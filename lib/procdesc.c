@@ -43,10 +43,29 @@
 #define	PDI_SIGMAX	128	/* FreeBSD's _SIG_MAXSIG. */
 #define	PDI_WCONTINUED	0xffff	/* What WIFCONTINUED() tests for. */
 
+/*
+ * How deep this thread is in the public calls.  Deeper than 0 at entry: a
+ * signal handler interrupted one of them on this thread, maybe holding
+ * procdesc_mtx.  A call that takes the lock then fails with EDEADLK at
+ * once (locks is true: pdfork, pdrfork, pdwait, pdopenpid); pdgetpid,
+ * pdkill and pddupfd work without it (async-signal-safe).  pd_enter()
+ * always counts, pd_leave() always uncounts and sets errno: error, or on
+ * success the caller's saved value.
+ */
+static PROCDESC_TLS int pd_depth;
+
 static int
-pd_return(int error, int saved)
+pd_enter(bool locks)
 {
 
+	return (pd_depth++ > 0 && locks ? EDEADLK : 0);
+}
+
+static int
+pd_leave(int error, int saved)
+{
+
+	pd_depth--;
 	errno = (error != 0) ? error : saved;
 	return (error != 0 ? -1 : 0);
 }
@@ -109,9 +128,9 @@ pd_dispose(int pidfd, int error)
 	    errno == EINTR)
 		;
 	close(pidfd);
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	procdesc_watchdog_kick();
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 	if (error == EAGAIN && si.si_code == CLD_EXITED &&
 	    si.si_status > PG_EXIT_ERRNO &&
 	    si.si_status <= PG_EXIT_ERRNO + PG_EXIT_MASK)
@@ -129,17 +148,17 @@ pd_prepare(int sv[2], int *gidxp, int *ctlp)
 {
 	int error;
 
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	error = procdesc_guardian_pick(gidxp, ctlp);
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 	if (error != 0)
 		return (error);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0)
 		return (0);
 	error = errno;
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	procdesc_guardian_release(*gidxp);
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 	return (error);
 }
 
@@ -161,7 +180,7 @@ pd_adopt(const struct procdesc_childreq *cr, struct procdesc *pd, int gidx,
 		error = errno;
 	if (error == 0)
 		error = procdesc_guardian_ack(cr->cr_a);
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	if (error == ETIMEDOUT)
 		procdesc_guardian_stalled(gidx);
 	if (error == 0 && (error = procdesc_insert(pd)) == 0) {
@@ -170,7 +189,7 @@ pd_adopt(const struct procdesc_childreq *cr, struct procdesc *pd, int gidx,
 		procdesc_watchdog_kick();
 	}
 	procdesc_guardian_release(gidx);
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 	return (error == ETIMEDOUT ? EAGAIN : error);
 }
 
@@ -185,9 +204,9 @@ pd_entry(struct procdesc **pdp, int pdflags)
 		return (ENOMEM);
 	pd->pd_flags = pdflags;
 	pd->pd_id = pd_new_id();
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	error = procdesc_reserve();
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 	if (error != 0)
 		free(pd);
 	else
@@ -212,8 +231,6 @@ pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 
 	if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
 		return (EINVAL);
-	if (procdesc_fork_busy())
-		return (EDEADLK);	/* From an atfork handler of pdfork. */
 	if ((error = procdesc_kernel_ok()) != 0 ||
 	    (error = procdesc_watchdog_start()) != 0 ||
 	    (error = pd_entry(&pd, pdflags)) != 0)
@@ -243,9 +260,9 @@ pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 		else
 			close(pidfd);
 	} else {
-		pthread_mutex_lock(&procdesc_mtx);
+		procdesc_lock();
 		procdesc_guardian_release(gidx);
-		pthread_mutex_unlock(&procdesc_mtx);
+		procdesc_unlock();
 	}
 	if (error != 0) {
 		free(pd);
@@ -271,8 +288,9 @@ pdfork(int *fdp, int pdflags)
 	int error, saved;
 
 	saved = errno;
-	error = pd_fork(fdp, pdflags, false, &pid);
-	if (pd_return(error, saved) == -1)
+	if ((error = pd_enter(true)) == 0)
+		error = pd_fork(fdp, pdflags, false, &pid);
+	if (pd_leave(error, saved) == -1)
 		return (-1);
 	return (pid);
 }
@@ -286,14 +304,16 @@ pdrfork(int *fdp, int pdflags, int rfflags)
 
 	saved = errno;
 	rf = (unsigned int)rfflags;
-	if (rf == RFSPAWN)
+	if ((error = pd_enter(true)) != 0)
+		;
+	else if (rf == RFSPAWN)
 		error = pd_fork(fdp, pdflags, true, &pid);
 	else if ((rf & ~(unsigned int)(RFPROC | RFPROCDESC | RFFDG)) != 0 ||
 	    (rf & (RFPROC | RFPROCDESC)) != (RFPROC | RFPROCDESC))
 		error = EINVAL;
 	else
 		error = pd_fork(fdp, pdflags, false, &pid);
-	if (pd_return(error, saved) == -1)
+	if (pd_leave(error, saved) == -1)
 		return (-1);
 	return (pid);
 }
@@ -340,43 +360,59 @@ pdgetpid(int fd, pid_t *pidp)
 	int saved;
 
 	saved = errno;
-	return (pd_return(pd_getpid(fd, pidp), saved));
+	(void)pd_enter(false);
+	return (pd_leave(pd_getpid(fd, pidp), saved));
+}
+
+/*
+ * Signal the process descriptor fd (named np) names, through a pidfd
+ * checked against the name, without a lock: anyone may, from anywhere.  A
+ * process that has exited takes no signal: 0 (FreeBSD 16).
+ */
+static int
+pd_kill_pidfd(int fd, const struct procdesc_name *np, int signum)
+{
+	struct pg_msg m;
+	int error, pidfd;
+
+	if (procdesc_desc_record(fd, &m) != EAGAIN)
+		return (0);
+	if ((error = procdesc_desc_pidfd(np, &pidfd)) != 0)
+		return (error == ESRCH ? 0 : error);
+	error = sys_pidfd_send_signal(pidfd, signum) == -1 ? errno : 0;
+	close(pidfd);
+	return (error == ESRCH ? 0 : error);
 }
 
 /*
  * The owner signals its unreaped child by pid under procdesc_mtx, which the
- * reaper holds to reap: the pid cannot be recycled meanwhile.  Anyone else
- * goes through a pidfd checked against the name.  A child that has exited
- * takes no signal: 0 (FreeBSD 16).
+ * reaper holds to reap: the pid cannot be recycled meanwhile.  That is
+ * quicker than a pidfd, but not from a signal handler that interrupted a
+ * call of ours (pd_depth): there, and for anyone else, the pidfd.
  */
 static int
 pd_kill(int fd, int signum)
 {
 	struct procdesc_name n;
 	struct procdesc *pd;
-	struct pg_msg m;
-	int error, pidfd;
+	int error;
 
 	if (signum < 0 || signum > PDI_SIGMAX)
 		return (EINVAL);
 	if ((error = pd_ident(fd, EBADF, &n)) != 0)
 		return (error);
-	pthread_mutex_lock(&procdesc_mtx);
-	if ((pd = pd_mine(&n)) != NULL) {
-		error = 0;
-		if (!pd->pd_reaped && kill(pd->pd_pid, signum) == -1)
-			error = errno;
-		pthread_mutex_unlock(&procdesc_mtx);
-		return (error);
+	if (pd_depth == 1) {
+		procdesc_lock();
+		if ((pd = pd_mine(&n)) != NULL) {
+			error = 0;
+			if (!pd->pd_reaped && kill(pd->pd_pid, signum) == -1)
+				error = errno;
+			procdesc_unlock();
+			return (error);
+		}
+		procdesc_unlock();
 	}
-	pthread_mutex_unlock(&procdesc_mtx);
-	if (procdesc_desc_record(fd, &m) != EAGAIN)
-		return (0);
-	if ((error = procdesc_desc_pidfd(&n, &pidfd)) != 0)
-		return (error == ESRCH ? 0 : error);
-	error = sys_pidfd_send_signal(pidfd, signum) == -1 ? errno : 0;
-	close(pidfd);
-	return (error == ESRCH ? 0 : error);
+	return (pd_kill_pidfd(fd, &n, signum));
 }
 
 int
@@ -385,7 +421,8 @@ pdkill(int fd, int signum)
 	int saved;
 
 	saved = errno;
-	return (pd_return(pd_kill(fd, signum), saved));
+	(void)pd_enter(false);
+	return (pd_leave(pd_kill(fd, signum), saved));
 }
 
 /* The waitpid(2)-style status word of a waitid(2) siginfo. */
@@ -435,7 +472,7 @@ pd_wait_owner(const struct procdesc_name *np, int options, bool recorded,
 	int r;
 
 	*runningp = false;
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	r = 0;
 	if ((pd = pd_mine(np)) != NULL && pd->pd_reaped) {
 		*si = pd->pd_si;
@@ -454,7 +491,7 @@ pd_wait_owner(const struct procdesc_name *np, int options, bool recorded,
 				r = 1;
 		}
 	}
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 	return (r);
 }
 
@@ -473,10 +510,10 @@ pd_block_child(const struct procdesc_name *np, int options)
 	int error, pidfd;
 
 	pidfd = -1;
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	if ((pd = pd_mine(np)) != NULL && !pd->pd_reaped)
 		pidfd = sys_pidfd_open(pd->pd_pid, 0);
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 	if (pidfd == -1)
 		return (-1);
 	error = 0;
@@ -495,10 +532,10 @@ pd_block_child(const struct procdesc_name *np, int options)
 	close(pidfd);
 	if (error != 0)
 		return (error);
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	if ((pd = pd_mine(np)) != NULL)
 		(void)procdesc_watchdog_reap(pd);
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 	return (0);
 }
 
@@ -520,12 +557,12 @@ pd_wait_lost(const struct procdesc_name *np)
 	struct procdesc *pd;
 	struct timespec ts;
 
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	while ((pd = pd_mine(np)) != NULL && !pd->pd_reaped) {
 		procdesc_watchdog_deadline(&ts);
 		(void)pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx, &ts);
 	}
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 }
 
 /* The event pdwait reports, in *si and *ru. */
@@ -606,10 +643,12 @@ int
 pdwait(int fd, int *status, int options, struct __wrusage *wrusage,
     siginfo_t *info)
 {
-	int saved;
+	int error, saved;
 
 	saved = errno;
-	return (pd_return(pd_wait(fd, status, options, wrusage, info), saved));
+	if ((error = pd_enter(true)) == 0)
+		error = pd_wait(fd, status, options, wrusage, info);
+	return (pd_leave(error, saved));
 }
 
 /*
@@ -651,11 +690,11 @@ pd_openpid(pid_t pid, int pdflags, int *fdp)
 	close(pidfd);
 	if (error == 0)
 		error = procdesc_guardian_ack(sv[0]);
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	if (error == ETIMEDOUT)
 		procdesc_guardian_stalled(gidx);
 	procdesc_guardian_release(gidx);
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 	if (error == 0 && (pdflags & PD_CLOEXEC) == 0 &&
 	    fcntl(sv[0], F_SETFD, 0) == -1)
 		error = errno;
@@ -674,8 +713,9 @@ pdopenpid(pid_t pid, int pdflags)
 
 	saved = errno;
 	fd = -1;
-	error = pd_openpid(pid, pdflags, &fd);
-	if (pd_return(error, saved) == -1)
+	if ((error = pd_enter(true)) == 0)
+		error = pd_openpid(pid, pdflags, &fd);
+	if (pd_leave(error, saved) == -1)
 		return (-1);
 	return (fd);
 }
@@ -705,8 +745,9 @@ pddupfd(int fd, int remotefd, int flags)
 
 	saved = errno;
 	newfd = -1;
+	(void)pd_enter(false);
 	error = pd_dupfd(fd, remotefd, flags, &newfd);
-	if (pd_return(error, saved) == -1)
+	if (pd_leave(error, saved) == -1)
 		return (-1);
 	return (newfd);
 }

@@ -36,6 +36,8 @@
 #include <time.h>
 
 #define	PROCDESC_HIDDEN	__attribute__((visibility("hidden")))
+/* Thread-local, without a call to find it (signal handlers read it). */
+#define	PROCDESC_TLS	__thread __attribute__((tls_model("initial-exec")))
 
 /*
  * Code that runs inside glibc's fork(), where a thread sanitizer holds its
@@ -101,6 +103,12 @@ extern pthread_cond_t procdesc_cv PROCDESC_HIDDEN;
 /* How long a reaped entry stays for the owner's pdwait (1 s). */
 #define	PROCDESC_LINGER_NS	1000000000LL
 
+/* registry.c: procdesc_mtx, held by this thread or not. */
+void	procdesc_lock(void) PROCDESC_HIDDEN;
+void	procdesc_unlock(void) PROCDESC_HIDDEN;
+bool	procdesc_locked(void) PROCDESC_HIDDEN;
+void	procdesc_lock_child(bool held) PROCDESC_HIDDEN;
+
 /* registry.c: the children, by pid and by id; procdesc_mtx held. */
 int	procdesc_reserve(void) PROCDESC_HIDDEN;
 int	procdesc_insert(struct procdesc *pd) PROCDESC_HIDDEN;
@@ -156,6 +164,5 @@ int	procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
 	    int *pidfdp) PROCDESC_HIDDEN;
 int	procdesc_fork_spawn(const struct procdesc_childreq *cr, pid_t *pidp,
 	    int *pidfdp) PROCDESC_HIDDEN;
-bool	procdesc_fork_busy(void) PROCDESC_HIDDEN;
 
 #endif /* !_PROCDESC_IMPL_H_ */

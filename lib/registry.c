@@ -30,6 +30,54 @@ static size_t rg_nbuckets;		/* (l) A power of two, or 0. */
 static size_t rg_count;			/* (l) Entries. */
 static struct procdesc *rg_linger;	/* (l) Reaped, oldest first. */
 static struct procdesc **rg_ltail = &rg_linger; /* (l) */
+static PROCDESC_TLS bool rg_locked;	/* This thread holds procdesc_mtx. */
+
+/*
+ * procdesc_mtx, with a note of which thread holds it: a fork() from a
+ * signal handler that interrupted us holding it must not wait for it
+ * (fork.c's prepare handler).  A condition wait keeps the note: the
+ * thread holds the mutex again before anything else of ours runs there.
+ */
+void
+procdesc_lock(void)
+{
+
+	pthread_mutex_lock(&procdesc_mtx);
+	rg_locked = true;
+}
+
+void
+procdesc_unlock(void)
+{
+
+	rg_locked = false;
+	pthread_mutex_unlock(&procdesc_mtx);
+}
+
+bool
+procdesc_locked(void)
+{
+
+	return (rg_locked);
+}
+
+/*
+ * In a forked copy, whose only thread is the forking one: unlock what the
+ * prepare handler locked (held), or else make the mutex anew: another
+ * thread may have held it, or this one in a code path that a handler
+ * interrupted to fork.  The copy forgets the registry either way.
+ */
+void
+procdesc_lock_child(bool held)
+{
+
+	if (held)
+		procdesc_unlock();
+	else {
+		pthread_mutex_init(&procdesc_mtx, NULL);
+		rg_locked = false;
+	}
+}
 
 /* A 64-bit finaliser (splitmix64's): ids and pids spread evenly. */
 static size_t

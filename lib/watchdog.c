@@ -176,13 +176,13 @@ wd_main(void *arg)
 	(void)arg;
 	for (;;) {
 		/* A kick after this read makes the sleeps below return. */
-		pthread_mutex_lock(&procdesc_mtx);
+		procdesc_lock();
 		gen = wd_gen;
-		pthread_mutex_unlock(&procdesc_mtx);
+		procdesc_unlock();
 		memset(&si, 0, sizeof(si));
 		r = sys_waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | __WALL,
 		    NULL);
-		pthread_mutex_lock(&procdesc_mtx);
+		procdesc_lock();
 		if (r == -1 && errno == ECHILD) {
 			/* No child at all: sleep until pdfork kicks. */
 			while (wd_gen == gen)
@@ -200,7 +200,7 @@ wd_main(void *arg)
 				wd_wait_kick(gen);
 			}
 		}
-		pthread_mutex_unlock(&procdesc_mtx);
+		procdesc_unlock();
 	}
 	return (NULL);
 }
@@ -217,9 +217,9 @@ procdesc_watchdog_start(void)
 	sigset_t all, old;
 	int error;
 
-	pthread_mutex_lock(&procdesc_mtx);
+	procdesc_lock();
 	if (wd_running) {
-		pthread_mutex_unlock(&procdesc_mtx);
+		procdesc_unlock();
 		return (0);
 	}
 	sigfillset(&all);
@@ -232,7 +232,7 @@ procdesc_watchdog_start(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (error == 0)
 		wd_running = true;
-	pthread_mutex_unlock(&procdesc_mtx);
+	procdesc_unlock();
 	return (error);
 }
 

@@ -15,6 +15,7 @@
 #include <sys/procdesc.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include <linux/audit.h>
@@ -680,6 +681,181 @@ T_TC(race__fork_during_pdfork, "fork() in one thread while another is in "
 	    i);
 }
 
+/*
+ * (c) Calls from a signal handler.  A 1 ms interval timer interrupts a
+ * loop of library calls; its handler calls the library too.  pdfork there
+ * works or fails with EDEADLK (it interrupted a call of ours on this
+ * thread); pdgetpid and pdkill always work; fork() works.  Never a
+ * deadlock: each run is a process of its own, killed if it hangs.
+ */
+#define	SIG_ROUNDS	3000
+#define	SIG_MAXFDS	64
+
+static int sig_fd = -1;			/* The loop's long-lived child. */
+static pid_t sig_pid;
+static volatile sig_atomic_t sig_nfds, sig_bad, sig_deadlk, sig_ok;
+static int sig_fds[SIG_MAXFDS];
+
+static void
+sig_pdfork_handler(int sig)
+{
+	pid_t pid, got;
+	int fd, saved;
+
+	(void)sig;
+	saved = errno;
+	if (pdgetpid(sig_fd, &got) != 0 || got != sig_pid ||
+	    pdkill(sig_fd, 0) != 0)
+		sig_bad++;
+	if (sig_nfds < SIG_MAXFDS) {
+		if ((pid = pdfork(&fd, PD_CLOEXEC)) == 0)
+			_exit(0);
+		if (pid > 0) {
+			sig_fds[sig_nfds++] = fd;
+			sig_ok++;
+		} else if (errno == EDEADLK)
+			sig_deadlk++;
+		else
+			sig_bad++;
+	}
+	errno = saved;
+}
+
+static void
+sig_fork_handler(int sig)
+{
+	pid_t pid;
+	int saved, status;
+
+	(void)sig;
+	saved = errno;
+	if ((pid = fork()) == 0)
+		_exit(0);
+	if (pid == -1 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status))
+		sig_bad++;
+	else
+		sig_ok++;
+	errno = saved;
+}
+
+/* Every sig_fds child: exit 0 seen by pdwait; then closed. */
+static int
+sig_drain(void)
+{
+	int i, status;
+
+	for (i = 0; i < sig_nfds; i++) {
+		if (pdwait(sig_fds[i], &status, WEXITED, NULL, NULL) != 0 ||
+		    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			return (1);
+		(void)close(sig_fds[i]);
+	}
+	sig_nfds = 0;
+	return (0);
+}
+
+/*
+ * In a process of its own: the loop, with handler h on a 1 ms timer.
+ * pdfork_too: the loop also pdforks (not with fork() in the handler:
+ * glibc's fork is not reentrant).  Exit 0 if all went right.
+ */
+static void __attribute__((noreturn))
+sig_loop(void (*h)(int), bool pdfork_too)
+{
+	struct itimerval it;
+	struct sigaction sa;
+	int fd, i, status;
+	pid_t pid;
+
+	if ((sig_pid = pdfork(&sig_fd, 0)) == 0) {
+		pause();
+		_exit(0);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	(void)sigaction(SIGALRM, &sa, NULL);	/* No SA_RESTART. */
+	memset(&it, 0, sizeof(it));
+	it.it_interval.tv_usec = 1000;
+	it.it_value.tv_usec = 1000;
+	(void)setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < SIG_ROUNDS; i++) {
+		(void)pdkill(sig_fd, 0);
+		(void)pdwait(sig_fd, &status, WEXITED | WNOHANG, NULL, NULL);
+		if (pdfork_too && (pid = pdfork(&fd, 0)) >= 0) {
+			if (pid == 0)
+				_exit(0);
+			while (pdwait(fd, &status, WEXITED, NULL, NULL) != 0)
+				if (errno != EINTR)
+					_exit(10);
+			(void)close(fd);
+		}
+		if (pdfork_too && i % 50 == 0) {
+			sigset_t set, old;
+
+			sigemptyset(&set);
+			sigaddset(&set, SIGALRM);
+			sigprocmask(SIG_BLOCK, &set, &old);
+			if (sig_drain() != 0)
+				_exit(11);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+		}
+	}
+	memset(&it, 0, sizeof(it));
+	(void)setitimer(ITIMER_REAL, &it, NULL);
+	signal(SIGALRM, SIG_IGN);
+	if (sig_drain() != 0)
+		_exit(11);
+	(void)pdkill(sig_fd, SIGKILL);
+	(void)pdwait(sig_fd, &status, WEXITED, NULL, NULL);
+	if (sig_bad != 0)
+		_exit(12);
+	if (sig_ok == 0)
+		_exit(13);
+	_exit(0);
+}
+
+static void
+sig_run(void (*h)(int), bool pdfork_too)
+{
+	siginfo_t si;
+	pid_t pid;
+	int w;
+
+	T_SKIP_UNDER_TSAN(T_TSAN_NO_HANDLERS);
+	if ((pid = fork()) == 0)
+		sig_loop(h, pdfork_too);
+	ATF_REQUIRE(pid > 0);
+	w = t_watch(pid);
+	if (!t_dead_within(w, 6 * T_LONG_MS)) {
+		(void)kill(pid, SIGKILL);
+		(void)waitid(P_PID, (id_t)pid, &si, WEXITED);
+		(void)close(w);
+		atf_tc_fail("deadlock: a call from a signal handler hung");
+	}
+	memset(&si, 0, sizeof(si));
+	ATF_REQUIRE(waitid(P_PID, (id_t)pid, &si, WEXITED) == 0);
+	(void)close(w);
+	ATF_CHECK_MSG(si.si_code == CLD_EXITED && si.si_status == 0,
+	    "the loop failed: code %d status %d (see sig_loop)", si.si_code,
+	    si.si_status);
+}
+
+T_TC(sighandler__pdfork, "pdfork, pdgetpid and pdkill from a signal "
+    "handler that interrupts library calls: no deadlock; pdfork works or "
+    "fails with EDEADLK")
+{
+
+	sig_run(sig_pdfork_handler, true);
+}
+
+T_TC(sighandler__fork, "fork() from a signal handler that interrupts "
+    "library calls holding their lock: no deadlock")
+{
+
+	sig_run(sig_fork_handler, false);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 
@@ -694,5 +870,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, errno__kept_on_success);
 	ATF_TP_ADD_TC(tp, fallback__raw_clone);
 	ATF_TP_ADD_TC(tp, race__fork_during_pdfork);
+	ATF_TP_ADD_TC(tp, sighandler__pdfork);
+	ATF_TP_ADD_TC(tp, sighandler__fork);
 	return (atf_no_error());
 }
