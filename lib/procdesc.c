@@ -457,6 +457,17 @@ pd_exit_result(int options)
 	return (0);
 }
 
+/* What the event in si means to pdwait's options. */
+static int
+pd_event_result(const siginfo_t *si, int options)
+{
+
+	if (si->si_code == CLD_STOPPED || si->si_code == CLD_CONTINUED ||
+	    si->si_code == CLD_TRAPPED)
+		return (0);
+	return (pd_exit_result(options));
+}
+
 /*
  * The owner's view of its child for pdwait: a status kept because the
  * guardian died (1), a stop or continue event (1), or nothing (0, and
@@ -496,6 +507,29 @@ pd_wait_owner(const struct procdesc_name *np, int options, bool recorded,
 }
 
 /*
+ * Block on pidfd until its process exits, or stops or continues as options
+ * ask (without taking that event: the caller looks again).
+ */
+static int
+pd_block_pidfd(int pidfd, int options)
+{
+	struct pollfd pfd;
+	siginfo_t si;
+
+	if ((options & (WUNTRACED | WCONTINUED)) != 0) {
+		memset(&si, 0, sizeof(si));
+		if (sys_waitid(P_PIDFD, pidfd, &si, WEXITED | (options &
+		    (WSTOPPED | WCONTINUED)) | WNOWAIT | __WALL, NULL) == -1 &&
+		    errno != ECHILD)
+			return (errno);
+		return (0);
+	}
+	pfd.fd = pidfd;
+	pfd.events = POLLIN;
+	return (poll(&pfd, 1, -1) == -1 ? errno : 0);
+}
+
+/*
  * Block until the owner's running child np exits, or stops or continues as
  * options ask, through a pidfd made while the child is unreaped: the exit
  * wakes us as it wakes the reaper, and whichever is first reaps, so that
@@ -505,8 +539,6 @@ static int
 pd_block_child(const struct procdesc_name *np, int options)
 {
 	struct procdesc *pd;
-	struct pollfd pfd;
-	siginfo_t si;
 	int error, pidfd;
 
 	pidfd = -1;
@@ -516,19 +548,7 @@ pd_block_child(const struct procdesc_name *np, int options)
 	procdesc_unlock();
 	if (pidfd == -1)
 		return (-1);
-	error = 0;
-	if ((options & (WUNTRACED | WCONTINUED)) != 0) {
-		memset(&si, 0, sizeof(si));
-		if (sys_waitid(P_PIDFD, pidfd, &si, WEXITED | (options &
-		    (WSTOPPED | WCONTINUED)) | WNOWAIT | __WALL, NULL) == -1 &&
-		    errno != ECHILD)
-			error = errno;
-	} else {
-		pfd.fd = pidfd;
-		pfd.events = POLLIN;
-		if (poll(&pfd, 1, -1) == -1)
-			error = errno;
-	}
+	error = pd_block_pidfd(pidfd, options);
 	close(pidfd);
 	if (error != 0)
 		return (error);
@@ -537,6 +557,38 @@ pd_block_child(const struct procdesc_name *np, int options)
 		(void)procdesc_watchdog_reap(pd);
 	procdesc_unlock();
 	return (0);
+}
+
+/*
+ * A descriptor of the caller's own child that pdfork did not make (a
+ * pdopenpid of a fork() child).  Nobody else can have its status before
+ * the caller reaps it, and then only the kernel's copy without rusage: so
+ * look at it as its parent, with WNOWAIT, which leaves it for waitpid(2)
+ * and keeps pdwait repeatable.  A stop or continue is taken, as waitpid
+ * would.  1: an event in *si and *ru; 0: none yet, and *pidfdp to block
+ * on; -1: not our child, or reaped.
+ */
+static int
+pd_wait_parent(const struct procdesc_name *np, int options, siginfo_t *si,
+    struct rusage *ru, int *pidfdp)
+{
+	int pidfd, r;
+
+	if (procdesc_desc_pidfd(np, &pidfd) != 0)
+		return (-1);
+	memset(si, 0, sizeof(*si));
+	r = sys_waitid(P_PIDFD, pidfd, si, WEXITED | WNOWAIT | WNOHANG |
+	    __WALL, ru);
+	if (r == 0 && si->si_pid == 0 &&
+	    (options & (WUNTRACED | WCONTINUED)) != 0)
+		r = sys_waitid(P_PIDFD, pidfd, si, (options & (WSTOPPED |
+		    WCONTINUED | WNOWAIT)) | WNOHANG | __WALL, ru);
+	if (r == 0 && si->si_pid == 0) {
+		*pidfdp = pidfd;
+		return (0);
+	}
+	close(pidfd);
+	return (r == 0 ? 1 : -1);
 }
 
 /* Block until the descriptor has its record (or a hang-up). */
@@ -572,17 +624,19 @@ pd_wait_event(int fd, const struct procdesc_name *np, int options,
 {
 	struct pg_msg m;
 	bool running;
-	int error;
+	int error, pidfd, r;
 
 	for (;;) {
 		error = procdesc_desc_record(fd, &m);
 		if (pd_wait_owner(np, options, error == 0, si, ru,
 		    &running) != 0)
-			return (si->si_code == CLD_STOPPED ||
-			    si->si_code == CLD_CONTINUED ||
-			    si->si_code == CLD_TRAPPED ? 0 :
-			    pd_exit_result(options));
-		if (error == 0) {
+			return (pd_event_result(si, options));
+		/* No record, or one without a status: ours to reap? */
+		pidfd = -1;
+		if (!running && (error != 0 || m.pm_code == 0) &&
+		    (r = pd_wait_parent(np, options, si, ru, &pidfd)) == 1)
+			return (pd_event_result(si, options));
+		if (pidfd == -1 && error == 0) {
 			memset(si, 0, sizeof(*si));
 			si->si_signo = SIGCHLD;
 			si->si_pid = np->pn_pid;
@@ -597,13 +651,17 @@ pd_wait_event(int fd, const struct procdesc_name *np, int options,
 			pd_wait_lost(np);	/* The guardian died. */
 			continue;
 		}
-		if (error != EAGAIN)
+		if (pidfd == -1 && error != EAGAIN)
 			return (error);
 		if ((options & WNOHANG) != 0)
-			return (EAGAIN);
-		error = running ? pd_block_child(np, options) : -1;
-		if (error == -1)
+			error = EAGAIN;
+		else if (pidfd != -1)
+			error = pd_block_pidfd(pidfd, options);
+		else if ((error = running ? pd_block_child(np, options) :
+		    -1) == -1)
 			error = pd_block(fd);
+		if (pidfd != -1)
+			close(pidfd);
 		if (error != 0)
 			return (error);
 	}

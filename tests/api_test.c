@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -749,6 +750,170 @@ T_TC(pdopenpid__ebusy_zombie, "pdopenpid: EBUSY for a zombie")
 	ATF_REQUIRE(waitpid(pid, NULL, 0) == pid);
 }
 
+/*
+ * pdopenpid of the caller's own fork() child: pdwait gets the status the
+ * child's parent can see, with rusage, as often as asked, and leaves the
+ * child for waitpid, which still reports it.  (FreeBSD's
+ * pdopenpid_fork_then_open.)
+ */
+T_TC(pdopenpid__fork_child_wait, "pdopenpid of a fork() child: pdwait "
+    "reports its exit, repeatably, and waitpid still works")
+{
+	struct __wrusage wru;
+	siginfo_t si;
+	pid_t pid;
+	int fd, i, status, watch;
+
+	pid = plain_child();
+	watch = t_watch(pid);
+	fd = pdopenpid(pid, 0);
+	if (fd == -1) {
+		(void)plain_reap(pid, watch);
+		atf_tc_fail("pdopenpid: %s", strerror(errno));
+	}
+	ATF_CHECK_ERRNO(EAGAIN, pdwait(fd, &status, WEXITED | WNOHANG, NULL,
+	    NULL) == -1);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	for (i = 0; i < 2; i++) {
+		status = 0;
+		memset(&wru, 0xff, sizeof(wru));
+		ATF_REQUIRE_MSG(pdwait(fd, &status, WEXITED, &wru, &si) == 0,
+		    "pdwait %d: %s", i, strerror(errno));
+		ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) ==
+		    SIGKILL, "pdwait %d: status %#x", i, status);
+		ATF_CHECK_EQ(si.si_pid, pid);
+		ATF_CHECK(wru.wru_self.ru_maxrss >= 0 &&
+		    wru.wru_self.ru_utime.tv_sec >= 0);
+	}
+	status = plain_reap(pid, watch);
+	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "waitpid: status %#x", status);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
+ * Two pdopenpid descriptors of one fork() child: both report its exit
+ * code.  (FreeBSD's pdopenpid_open_twice.)
+ */
+T_TC(pdopenpid__open_twice, "two pdopenpid descriptors of a fork() child "
+    "both report its exit")
+{
+	pid_t pid;
+	int fd[2], i, p[2], status, watch;
+	char c;
+
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	pid = fork();
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		(void)read(p[0], &c, 1);
+		_exit(9);
+	}
+	(void)close(p[0]);
+	watch = t_watch(pid);
+	fd[0] = pdopenpid(pid, PD_DAEMON);
+	fd[1] = pdopenpid(pid, PD_DAEMON);
+	ATF_REQUIRE_MSG(fd[0] >= 0 && fd[1] >= 0, "pdopenpid: %s",
+	    strerror(errno));
+	ATF_REQUIRE(write(p[1], "x", 1) == 1);
+	(void)close(p[1]);
+	for (i = 0; i < 2; i++) {
+		status = 0;
+		ATF_REQUIRE_MSG(pdwait(fd[i], &status, WEXITED, NULL,
+		    NULL) == 0, "pdwait %d: %s", i, strerror(errno));
+		ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 9,
+		    "pdwait %d: status %#x", i, status);
+	}
+	status = plain_reap(pid, watch);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+	ATF_REQUIRE(close(fd[0]) == 0);
+	ATF_REQUIRE(close(fd[1]) == 0);
+}
+
+/*
+ * pdwait with WUNTRACED on a pdopenpid descriptor of a fork() child: the
+ * stop, then the exit.
+ */
+T_TC(pdopenpid__fork_child_stop, "pdopenpid of a fork() child: pdwait "
+    "WUNTRACED reports the stop, then the exit")
+{
+	pid_t pid;
+	int fd, status, watch;
+
+	pid = plain_child();
+	watch = t_watch(pid);
+	fd = pdopenpid(pid, 0);
+	if (fd == -1) {
+		(void)plain_reap(pid, watch);
+		atf_tc_fail("pdopenpid: %s", strerror(errno));
+	}
+	ATF_REQUIRE(pdkill(fd, SIGSTOP) == 0);
+	status = 0;
+	ATF_REQUIRE(pdwait(fd, &status, WUNTRACED, NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP,
+	    "status %#x", status);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, &status, WEXITED | WUNTRACED, NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "status %#x", status);
+	status = plain_reap(pid, watch);
+	ATF_CHECK(WIFSIGNALED(status));
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/* pdopenpid of a thread id that is not a process: ESRCH. */
+static void *
+tid_thread(void *arg)
+{
+	int *a = arg;
+	char c;
+
+	__atomic_store_n(&a[0], (int)gettid(), __ATOMIC_RELEASE);
+	(void)read(a[1], &c, 1);	/* Until the case is done. */
+	return (NULL);
+}
+
+T_TC(pdopenpid__tid, "pdopenpid of a thread's id: ESRCH")
+{
+	pthread_t td;
+	int p[2], arg[2];
+
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	arg[0] = 0;
+	arg[1] = p[0];
+	ATF_REQUIRE(pthread_create(&td, NULL, tid_thread, arg) == 0);
+	while (__atomic_load_n(&arg[0], __ATOMIC_ACQUIRE) == 0)
+		sched_yield();
+	ATF_CHECK_ERRNO(ESRCH, pdopenpid(arg[0], PD_DAEMON) == -1);
+	ATF_REQUIRE(write(p[1], "x", 1) == 1);
+	ATF_REQUIRE(pthread_join(td, NULL) == 0);
+	(void)close(p[0]);
+	(void)close(p[1]);
+}
+
+/* pdopenpid of oneself: the last close kills the caller (as documented). */
+T_TC(pdopenpid__self_close_kills, "pdopenpid(getpid()) then close kills "
+    "the caller")
+{
+	siginfo_t si;
+	pid_t pid;
+	int fd;
+
+	pid = fork();
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		if ((fd = pdopenpid(getpid(), 0)) == -1)
+			_exit(1);
+		(void)close(fd);
+		for (;;)
+			pause();
+	}
+	memset(&si, 0, sizeof(si));
+	ATF_REQUIRE(waitid(P_PID, (id_t)pid, &si, WEXITED) == 0);
+	ATF_CHECK_MSG(si.si_code == CLD_KILLED && si.si_status == SIGKILL,
+	    "code %d status %d", si.si_code, si.si_status);
+}
+
 /* Closing the last copy of a pdopenpid descriptor kills the process. */
 T_TC(pdopenpid__close_kills, "pdopenpid: the last close kills without "
     "PD_DAEMON")
@@ -941,6 +1106,11 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdopenpid__basic);
 	ATF_TP_ADD_TC(tp, pdopenpid__esrch);
 	ATF_TP_ADD_TC(tp, pdopenpid__einval);
+	ATF_TP_ADD_TC(tp, pdopenpid__fork_child_wait);
+	ATF_TP_ADD_TC(tp, pdopenpid__open_twice);
+	ATF_TP_ADD_TC(tp, pdopenpid__fork_child_stop);
+	ATF_TP_ADD_TC(tp, pdopenpid__tid);
+	ATF_TP_ADD_TC(tp, pdopenpid__self_close_kills);
 	ATF_TP_ADD_TC(tp, pdopenpid__ebusy_zombie);
 	ATF_TP_ADD_TC(tp, pdopenpid__close_kills);
 	ATF_TP_ADD_TC(tp, pdopenpid__daemon_survives);
