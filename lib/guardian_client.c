@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,10 @@ struct gd {
 
 static struct gd *gd_tab;		/* (l) */
 static int gd_n;			/* (l) */
+static bool gd_starting;		/* (l) A guardian is being started. */
+static pthread_cond_t gd_cv = PTHREAD_COND_INITIALIZER; /* Start over. */
+/* The sockets of the guardian being started, for a fork's child. */
+static _Atomic int gd_start_fds[2] = { -1, -1 };
 
 static bool
 gd_ok(const struct gd *g)
@@ -197,6 +202,8 @@ gd_spawn(struct gd *g)
 		path = PROCDESC_GUARDIAN_PATH;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
 		return (errno);
+	atomic_store(&gd_start_fds[0], sv[0]);
+	atomic_store(&gd_start_fds[1], sv[1]);
 	if ((nullfd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
 		error = errno;
 		goto out;
@@ -215,6 +222,7 @@ gd_spawn(struct gd *g)
 	close(nullfd);
 	if (error != 0)
 		goto out;
+	atomic_store(&gd_start_fds[1], -1);
 	close(sv[1]);
 	sv[1] = -1;
 	if ((error = gd_recv(sv[0], &m)) == 0 && m.pm_op != PG_HELLO)
@@ -227,6 +235,7 @@ gd_spawn(struct gd *g)
 		goto out;
 	}
 	close(pidfd);
+	atomic_store(&gd_start_fds[0], -1);
 	g->gd_sock = sv[0];
 	g->gd_dev = st.st_dev;
 	g->gd_ino = st.st_ino;
@@ -239,6 +248,8 @@ gd_spawn(struct gd *g)
 	g->gd_dead = false;
 	return (0);
 out:
+	atomic_store(&gd_start_fds[0], -1);
+	atomic_store(&gd_start_fds[1], -1);
 	close(sv[0]);
 	if (sv[1] != -1)
 		close(sv[1]);
@@ -246,15 +257,15 @@ out:
 }
 
 /*
- * A guardian with room for one more child: its index and control socket.
- * Starting one takes a few descriptors for a moment, which must not fail
- * once a child runs: so this comes before the clone.
+ * A guardian with room for one more child (0, *idxp and *sockp), or a
+ * free slot to start one in (EINPROGRESS, *idxp); EAGAIN if another
+ * thread is starting one.  mtx held.
  */
-int
-procdesc_guardian_pick(int *idxp, int *sockp)
+static int
+gd_find(int *idxp, int *sockp)
 {
 	struct gd *g, *tab;
-	int error, i, slot;
+	int i, slot;
 
 	slot = -1;
 	for (i = 0; i < gd_n; i++) {
@@ -269,6 +280,8 @@ procdesc_guardian_pick(int *idxp, int *sockp)
 		if (g->gd_sock == -1 && g->gd_pid == -1 && slot == -1)
 			slot = i;
 	}
+	if (gd_starting)
+		return (EAGAIN);
 	if (slot == -1) {
 		tab = realloc(gd_tab, (gd_n + 1) * sizeof(*gd_tab));
 		if (tab == NULL)
@@ -278,14 +291,47 @@ procdesc_guardian_pick(int *idxp, int *sockp)
 		gd_tab[slot].gd_sock = -1;
 		gd_tab[slot].gd_pid = -1;
 	}
-	if ((error = gd_spawn(&gd_tab[slot])) != 0)
-		return (error == ETIMEDOUT ? EAGAIN : error);
-	if (gd_tab[slot].gd_capacity == 0)
-		return (EMFILE);
-	gd_tab[slot].gd_inflight = 1;
+	gd_starting = true;
 	*idxp = slot;
-	*sockp = gd_tab[slot].gd_sock;
-	return (0);
+	return (EINPROGRESS);
+}
+
+/*
+ * A guardian with room for one more child: its index and control socket.
+ * Starting one takes a few descriptors for a moment, which must not fail
+ * once a child runs: so this comes before the clone.  Called without mtx:
+ * a start waits for the guardian's hello, and nothing but other pickers
+ * must wait for that.  Only one thread starts a guardian at a time (into
+ * a slot it reserved); the others wait for it on gd_cv, then look again.
+ */
+int
+procdesc_guardian_pick(int *idxp, int *sockp)
+{
+	struct gd g;
+	int error, slot;
+
+	procdesc_lock();
+	while ((error = gd_find(idxp, sockp)) == EAGAIN)
+		pthread_cond_wait(&gd_cv, &procdesc_mtx);
+	procdesc_unlock();
+	if (error != EINPROGRESS)
+		return (error);
+	slot = *idxp;
+	error = gd_spawn(&g);
+	procdesc_lock();
+	gd_starting = false;
+	pthread_cond_broadcast(&gd_cv);
+	if (error == 0) {
+		g.gd_inflight = 1;
+		gd_tab[slot] = g;
+		*sockp = g.gd_sock;
+		if (g.gd_capacity == 0) {
+			procdesc_guardian_release(slot);
+			error = EMFILE;
+		}
+	}
+	procdesc_unlock();
+	return (error == ETIMEDOUT ? EAGAIN : error);
 }
 
 /* One more (delta 1) or one less (-1) child of guardian idx. */
@@ -370,15 +416,14 @@ procdesc_guardian_stalled(int idx)
 
 /*
  * Tell guardian idx the status the owner reaped for pd, which it puts on
- * the descriptor.  A full socket (the guardian is slow) is waited for, up
- * to PG_REPLY_MS; ESRCH if the guardian is gone or its socket was taken
- * from us.
+ * the descriptor.  Never waits (the reaper holds mtx): ESRCH if the
+ * guardian is gone or its socket was taken from us; EAGAIN if its socket
+ * is full, thousands of messages behind: it is stopped, or as good as.
  */
 int
 procdesc_guardian_exited(int idx, const struct procdesc *pd,
     const siginfo_t *si, const struct rusage *ru)
 {
-	struct pollfd pfd;
 	struct pg_msg m;
 	struct gd *g;
 
@@ -392,19 +437,11 @@ procdesc_guardian_exited(int idx, const struct procdesc *pd,
 	m.pm_code = si->si_code;
 	m.pm_status = si->si_status;
 	m.pm_ru = *ru;
-	for (;;) {
-		if (send(g->gd_sock, &m, sizeof(m),
-		    MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(m))
-			return (0);
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
-			return (ESRCH);
-		pfd.fd = g->gd_sock;
-		pfd.events = POLLOUT;
-		if (poll(&pfd, 1, PG_REPLY_MS) == 0)
-			return (EAGAIN);
-	}
+	while (send(g->gd_sock, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) !=
+	    (ssize_t)sizeof(m))
+		if (errno != EINTR)
+			return (errno == EAGAIN ? EAGAIN : ESRCH);
+	return (0);
 }
 
 /*
@@ -474,14 +511,19 @@ procdesc_guardian_ack(int a)
 void
 procdesc_guardian_child(void)
 {
-	int i;
+	int i, fd;
 
 	for (i = 0; i < gd_n; i++)
 		if (gd_ok(&gd_tab[i]))
 			close(gd_tab[i].gd_sock);
+	for (i = 0; i < 2; i++)
+		if ((fd = atomic_exchange(&gd_start_fds[i], -1)) != -1)
+			close(fd);
 	/* Dropped, not freed: the table is the parent's. */
 	gd_tab = NULL;
 	gd_n = 0;
+	gd_starting = false;
+	pthread_cond_init(&gd_cv, NULL);
 }
 
 /*

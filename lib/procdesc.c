@@ -148,10 +148,7 @@ pd_prepare(int sv[2], int *gidxp, int *ctlp)
 {
 	int error;
 
-	procdesc_lock();
-	error = procdesc_guardian_pick(gidxp, ctlp);
-	procdesc_unlock();
-	if (error != 0)
+	if ((error = procdesc_guardian_pick(gidxp, ctlp)) != 0)
 		return (error);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0)
 		return (0);

@@ -144,7 +144,8 @@ bool	procdesc_watchdog_reap(struct procdesc *pd) PROCDESC_HIDDEN;
 int64_t	procdesc_now(void) PROCDESC_HIDDEN;
 
 /* guardian_client.c: the guardians; procdesc_mtx held unless said. */
-int	procdesc_guardian_pick(int *idxp, int *sockp) PROCDESC_HIDDEN;
+int	procdesc_guardian_pick(int *idxp, int *sockp)	/* mtx not held */
+	    PROCDESC_HIDDEN;
 void	procdesc_guardian_hold(int idx, int delta) PROCDESC_HIDDEN;
 int	procdesc_guardian_find_pid(pid_t pid) PROCDESC_HIDDEN;
 void	procdesc_guardian_died(int idx) PROCDESC_HIDDEN;

@@ -75,8 +75,9 @@ wd_wait_kick(unsigned long gen)
 /*
  * Reap pd, whose exit waitid(WNOWAIT) reported in *si, and have its
  * guardian record it; mtx held.  A guardian that cannot be told (dead, or
- * not reading for PG_REPLY_MS) is killed, which fails its children closed;
- * the status then stays here for the owner's pdwait.
+ * its socket full) takes no new child, and is killed if it is stopped,
+ * which fails its children closed; the status then stays here for the
+ * owner's pdwait.
  */
 static void
 wd_reap(struct procdesc *pd, siginfo_t *si)

@@ -14,6 +14,7 @@
 
 #include <sys/procdesc.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -682,6 +683,101 @@ T_TC(race__fork_during_pdfork, "fork() in one thread while another is in "
 }
 
 /*
+ * The first pdfork starts the guardian and waits for its hello; fork() in
+ * another thread meanwhile must not wait for that.  The guardian is run
+ * through a script that says it started (fifo "started") and then waits
+ * for "go", which the other thread sends only after its fork() is done.
+ * Were the start made under the lock that fork() takes, the fork would
+ * wait for the start, the start for "go", until the start times out.
+ */
+static char gs_started[256], gs_go[256];
+
+static void *
+gs_forker(void *arg)
+{
+	pid_t pid;
+	int fd, status;
+	char c;
+
+	(void)arg;
+	if ((fd = open(gs_started, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    read(fd, &c, 1) != 1)
+		return ((void *)"no start");
+	(void)close(fd);
+	if ((pid = fork()) == 0)
+		_exit(0);
+	if (pid == -1 || waitpid(pid, &status, 0) != pid)
+		return ((void *)"fork");
+	if ((fd = open(gs_go, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) == -1 ||
+	    write(fd, "g", 1) != 1)
+		return ((void *)"the start was over before the fork");
+	(void)close(fd);
+	return (NULL);
+}
+
+/* In a process of its own, whose first pdfork starts a guardian. */
+static void __attribute__((noreturn))
+gs_child(const char *script)
+{
+	pthread_t td;
+	void *why;
+	pid_t pid;
+	int fd, status;
+
+	if (setenv("LIBPROCDESC_GUARDIAN", script, 1) != 0 ||
+	    pthread_create(&td, NULL, gs_forker, NULL) != 0)
+		_exit(20);
+	if ((pid = pdfork(&fd, 0)) == 0)
+		_exit(3);
+	(void)pthread_join(td, &why);
+	if (why != NULL) {
+		fprintf(stderr, "forker: %s\n", (const char *)why);
+		_exit(21);
+	}
+	if (pid == -1) {
+		fprintf(stderr, "pdfork: %s\n", strerror(errno));
+		_exit(22);
+	}
+	if (pdwait(fd, &status, WEXITED, NULL, NULL) != 0 ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 3)
+		_exit(23);
+	_exit(0);
+}
+
+T_TC(race__fork_during_guardian_start, "fork() in another thread while "
+    "the first pdfork starts its guardian: neither waits for the other")
+{
+	char cwd[200], script[256];
+	siginfo_t si;
+	FILE *fp;
+	pid_t pid;
+	int w;
+
+	ATF_REQUIRE(getcwd(cwd, sizeof(cwd)) != NULL);
+	snprintf(gs_started, sizeof(gs_started), "%s/started", cwd);
+	snprintf(gs_go, sizeof(gs_go), "%s/go", cwd);
+	snprintf(script, sizeof(script), "%s/guardian.sh", cwd);
+	ATF_REQUIRE(mkfifo(gs_started, 0600) == 0);
+	ATF_REQUIRE(mkfifo(gs_go, 0600) == 0);
+	ATF_REQUIRE((fp = fopen(script, "we")) != NULL);
+	fprintf(fp, "#!/bin/sh\necho > '%s'\nread x < '%s'\n"
+	    "exec '%s' \"$@\"\n", gs_started, gs_go, T_GUARDIAN);
+	ATF_REQUIRE(fclose(fp) == 0);
+	ATF_REQUIRE(chmod(script, 0755) == 0);
+	if ((pid = fork()) == 0)
+		gs_child(script);
+	ATF_REQUIRE(pid > 0);
+	w = t_watch(pid);
+	if (!t_dead_within(w, 6 * T_LONG_MS))
+		(void)kill(pid, SIGKILL);
+	memset(&si, 0, sizeof(si));
+	ATF_REQUIRE(waitid(P_PID, (id_t)pid, &si, WEXITED) == 0);
+	(void)close(w);
+	ATF_CHECK_MSG(si.si_code == CLD_EXITED && si.si_status == 0,
+	    "code %d status %d (see gs_child)", si.si_code, si.si_status);
+}
+
+/*
  * (c) Calls from a signal handler.  A 1 ms interval timer interrupts a
  * loop of library calls; its handler calls the library too.  pdfork there
  * works or fails with EDEADLK (it interrupted a call of ours on this
@@ -870,6 +966,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, errno__kept_on_success);
 	ATF_TP_ADD_TC(tp, fallback__raw_clone);
 	ATF_TP_ADD_TC(tp, race__fork_during_pdfork);
+	ATF_TP_ADD_TC(tp, race__fork_during_guardian_start);
 	ATF_TP_ADD_TC(tp, sighandler__pdfork);
 	ATF_TP_ADD_TC(tp, sighandler__fork);
 	return (atf_no_error());
