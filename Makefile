@@ -7,6 +7,7 @@
 #   make bench         benchmarks
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address|thread  build with a sanitizer
+#   make DEBUG=1       lock assertions; the tests count registry entries
 
 VERSION=	0.1.0
 SOVERSION=	0
@@ -38,6 +39,14 @@ SAN_ENV=	ASAN_OPTIONS="detect_leaks=0:$$ASAN_OPTIONS"
 else ifeq ($(SANITIZE),thread)
 SAN_CFLAGS=	-fsanitize=thread -fno-omit-frame-pointer
 SAN_ENV=	TSAN_OPTIONS="die_after_fork=0:$$TSAN_OPTIONS"
+endif
+
+# DEBUG=1: every "procdesc_mtx held" rule asserted, and the registry's
+# count of live entries exported for the tests' leak check.
+LIB_MAPS=	lib/libprocdesc.map
+ifeq ($(DEBUG),1)
+CPPFLAGS+=	-DPROCDESC_DEBUG
+LIB_MAPS+=	lib/libprocdesc-debug.map
 endif
 
 O=		obj
@@ -73,9 +82,9 @@ $(O)/static/%.o: lib/%.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fvisibility=hidden \
 	    -DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"' -c -o $@ $<
 
-$(SHLIB): $(LIB_OBJS) lib/libprocdesc.map
+$(SHLIB): $(LIB_OBJS) $(LIB_MAPS)
 	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) \
-	    -Wl,--version-script,lib/libprocdesc.map -Wl,-z,defs \
+	    $(LIB_MAPS:%=-Wl,--version-script,%) -Wl,-z,defs \
 	    -o $@ $(LIB_OBJS) -pthread
 
 $(O)/libprocdesc.so: $(SHLIB)

@@ -267,6 +267,7 @@ gd_find(int *idxp, int *sockp)
 	struct gd *g, *tab;
 	int i, slot;
 
+	PROCDESC_ASSERT_LOCKED();
 	slot = -1;
 	for (i = 0; i < gd_n; i++) {
 		g = &gd_tab[i];
@@ -339,6 +340,7 @@ void
 procdesc_guardian_hold(int idx, int delta)
 {
 
+	PROCDESC_ASSERT_LOCKED();
 	gd_tab[idx].gd_count += delta;
 }
 
@@ -348,6 +350,7 @@ procdesc_guardian_find_pid(pid_t pid)
 {
 	int i;
 
+	PROCDESC_ASSERT_LOCKED();
 	for (i = 0; i < gd_n; i++)
 		if (gd_tab[i].gd_pid == pid)
 			return (i);
@@ -364,6 +367,7 @@ procdesc_guardian_died(int idx)
 {
 	struct gd *g;
 
+	PROCDESC_ASSERT_LOCKED();
 	g = &gd_tab[idx];
 	g->gd_pid = -1;
 	g->gd_dead = true;
@@ -380,6 +384,7 @@ procdesc_guardian_release(int idx)
 {
 	struct gd *g;
 
+	PROCDESC_ASSERT_LOCKED();
 	g = &gd_tab[idx];
 	if (--g->gd_inflight == 0 && g->gd_dead)
 		procdesc_guardian_died(idx);
@@ -408,6 +413,7 @@ procdesc_guardian_stalled(int idx)
 {
 	struct gd *g;
 
+	PROCDESC_ASSERT_LOCKED();
 	g = &gd_tab[idx];
 	g->gd_full = true;
 	if (g->gd_pid > 0 && gd_stopped(g->gd_gpid))
@@ -427,6 +433,7 @@ procdesc_guardian_exited(int idx, const struct procdesc *pd,
 	struct pg_msg m;
 	struct gd *g;
 
+	PROCDESC_ASSERT_LOCKED();
 	g = &gd_tab[idx];
 	if (!gd_ok(g))
 		return (ESRCH);

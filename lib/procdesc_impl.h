@@ -103,6 +103,18 @@ extern pthread_cond_t procdesc_cv PROCDESC_HIDDEN;
 /* How long a reaped entry stays for the owner's pdwait (1 s). */
 #define	PROCDESC_LINGER_NS	1000000000LL
 
+/*
+ * A debug build (make DEBUG=1) checks every "mtx held" rule of this file,
+ * and exports procdesc_debug_entries() for the tests' leak check.
+ */
+#ifdef PROCDESC_DEBUG
+#include <assert.h>
+#define	PROCDESC_ASSERT_LOCKED()	assert(procdesc_locked())
+int	procdesc_debug_entries(void) __attribute__((visibility("default")));
+#else
+#define	PROCDESC_ASSERT_LOCKED()	((void)0)
+#endif
+
 /* registry.c: procdesc_mtx, held by this thread or not. */
 void	procdesc_lock(void) PROCDESC_HIDDEN;
 void	procdesc_unlock(void) PROCDESC_HIDDEN;

@@ -142,6 +142,7 @@ int
 procdesc_reserve(void)
 {
 
+	PROCDESC_ASSERT_LOCKED();
 	return (rg_grow());
 }
 
@@ -150,6 +151,7 @@ procdesc_insert(struct procdesc *pd)
 {
 	int error;
 
+	PROCDESC_ASSERT_LOCKED();
 	if ((error = rg_grow()) != 0)
 		return (error);
 	rg_link(pd);
@@ -162,6 +164,7 @@ void
 procdesc_linger(struct procdesc *pd, int64_t now)
 {
 
+	PROCDESC_ASSERT_LOCKED();
 	pd->pd_reaped_at = now;
 	pd->pd_lnext = NULL;
 	*rg_ltail = pd;
@@ -174,6 +177,7 @@ procdesc_expire(int64_t now)
 {
 	struct procdesc *pd;
 
+	PROCDESC_ASSERT_LOCKED();
 	while ((pd = rg_linger) != NULL &&
 	    now - pd->pd_reaped_at > PROCDESC_LINGER_NS) {
 		if ((rg_linger = pd->pd_lnext) == NULL)
@@ -188,6 +192,7 @@ procdesc_remove(struct procdesc *pd)
 {
 	struct procdesc **pp;
 
+	PROCDESC_ASSERT_LOCKED();
 	for (pp = &rg_pid[rg_mix((uint64_t)pd->pd_pid)]; *pp != pd;
 	    pp = &(*pp)->pd_pnext)
 		;
@@ -205,6 +210,7 @@ procdesc_find_pid(pid_t pid)
 {
 	struct procdesc *pd;
 
+	PROCDESC_ASSERT_LOCKED();
 	if (rg_nbuckets == 0)
 		return (NULL);
 	for (pd = rg_pid[rg_mix((uint64_t)pid)]; pd != NULL; pd = pd->pd_pnext)
@@ -218,6 +224,7 @@ procdesc_find_id(uint64_t id)
 {
 	struct procdesc *pd;
 
+	PROCDESC_ASSERT_LOCKED();
 	if (rg_nbuckets == 0)
 		return (NULL);
 	for (pd = rg_id[rg_mix(id)]; pd != NULL; pd = pd->pd_inext)
@@ -233,6 +240,7 @@ procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
 	struct procdesc *pd, *next;
 	size_t i;
 
+	PROCDESC_ASSERT_LOCKED();
 	for (i = 0; i < rg_nbuckets; i++) {
 		for (pd = rg_pid[i]; pd != NULL; pd = next) {
 			next = pd->pd_pnext;
@@ -240,6 +248,31 @@ procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
 		}
 	}
 }
+
+#ifdef PROCDESC_DEBUG
+/*
+ * The entries that should not be here any more once every child is reaped
+ * and every descriptor closed: all but those lingering after a reap and
+ * those of a dead guardian's children (kept until exit, by design).  The
+ * tests' leak check wants 0.
+ */
+int
+procdesc_debug_entries(void)
+{
+	struct procdesc *pd;
+	size_t i;
+	int n;
+
+	n = 0;
+	procdesc_lock();
+	for (i = 0; i < rg_nbuckets; i++)
+		for (pd = rg_pid[i]; pd != NULL; pd = pd->pd_pnext)
+			if (pd->pd_reaped_at == 0 && !pd->pd_lost)
+				n++;
+	procdesc_unlock();
+	return (n);
+}
+#endif
 
 /*
  * In a forked copy of the process the children are the original owner's:

@@ -85,6 +85,7 @@ wd_reap(struct procdesc *pd, siginfo_t *si)
 	struct rusage ru;
 	siginfo_t si2;
 
+	PROCDESC_ASSERT_LOCKED();
 	memset(&ru, 0, sizeof(ru));
 	memset(&si2, 0, sizeof(si2));
 	if (sys_waitid(P_PID, pd->pd_pid, &si2, WEXITED | WNOHANG | __WALL,
@@ -139,6 +140,7 @@ procdesc_watchdog_reap(struct procdesc *pd)
 {
 	siginfo_t si;
 
+	PROCDESC_ASSERT_LOCKED();
 	if (pd->pd_reaped)
 		return (true);
 	memset(&si, 0, sizeof(si));
@@ -242,6 +244,7 @@ void
 procdesc_watchdog_kick(void)
 {
 
+	PROCDESC_ASSERT_LOCKED();
 	wd_gen++;
 	pthread_cond_broadcast(&procdesc_cv);
 }

@@ -151,6 +151,10 @@ t_reap(pid_t pid)
 	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+#ifdef PROCDESC_DEBUG
+int	procdesc_debug_entries(void);	/* The library's, in a debug build. */
+#endif
+
 /* NULL if nothing leaked, else what did. */
 const char *
 t_leak_check(const struct t_leak *l)
@@ -169,6 +173,13 @@ t_leak_check(const struct t_leak *l)
 		snprintf(msg, sizeof(msg), "%d child processes left", n);
 		return (msg);
 	}
+#ifdef PROCDESC_DEBUG
+	/* No child left: its entry has gone or lingers (make DEBUG=1). */
+	if ((n = procdesc_debug_entries()) != 0) {
+		snprintf(msg, sizeof(msg), "%d registry entries left", n);
+		return (msg);
+	}
+#endif
 	return (NULL);
 }
 
