@@ -26,6 +26,7 @@
 #include <atf-c.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -665,9 +666,59 @@ T_TC(stress__model, "random ops checked against a model of holders")
 	    s_nkilled, s_ndaemon, s_bad ? "; FAILED" : "");
 }
 
+/*
+ * The reaper's sweep: while the application has a zombie of its own, the
+ * reaper checks each of our children in turn.  Reaping one may drain the
+ * guardian's news, which once freed entries under the sweep's feet (a
+ * crash, or an ASan report).  Rounds of SWEEP_N children that exit and are
+ * reaped by the sweep, then closed in bulk while another child runs.
+ */
+#define	SWEEP_N		300
+#define	SWEEP_ROUNDS	3
+
+T_TC(sweep__bulk_close_with_app_zombie, "reaper sweep with an "
+    "application zombie, descriptors of reaped children closed in bulk")
+{
+	struct pollfd pfd;
+	int fd[SWEEP_N], f2, i, p[2], r, status;
+	pid_t zombie, pid;
+	char c;
+
+	if ((zombie = fork()) == 0)
+		_exit(0);
+	ATF_REQUIRE(zombie > 0);
+	for (r = 0; r < SWEEP_ROUNDS; r++) {
+		for (i = 0; i < SWEEP_N; i++)
+			(void)t_pdfork_exit(&fd[i], PD_CLOEXEC, 0);
+		/* Each reaped by the reaper: the record raises POLLHUP. */
+		for (i = 0; i < SWEEP_N; i++)
+			ATF_REQUIRE_MSG(t_reaped_within(fd[i], T_LONG_MS),
+			    "child %d of round %d not reaped", i, r);
+		ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+		if ((pid = pdfork(&f2, PD_CLOEXEC)) == 0) {
+			(void)read(p[0], &c, 1);
+			_exit(4);
+		}
+		ATF_REQUIRE(pid > 0);
+		for (i = 0; i < SWEEP_N; i++)
+			ATF_REQUIRE(close(fd[i]) == 0);
+		ATF_REQUIRE(write(p[1], "x", 1) == 1);
+		ATF_REQUIRE(pdwait(f2, &status, WEXITED, NULL, NULL) == 0);
+		ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 4);
+		pfd.fd = f2;
+		pfd.events = POLLIN;
+		ATF_CHECK(poll(&pfd, 1, T_LONG_MS) == 1);
+		ATF_REQUIRE(close(f2) == 0);
+		(void)close(p[0]);
+		(void)close(p[1]);
+	}
+	ATF_REQUIRE(waitpid(zombie, &status, 0) == zombie);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 
 	ATF_TP_ADD_TC(tp, stress__model);
+	ATF_TP_ADD_TC(tp, sweep__bulk_close_with_app_zombie);
 	return (atf_no_error());
 }
