@@ -861,6 +861,38 @@ T_TC(pdopenpid__fork_child_stop, "pdopenpid of a fork() child: pdwait "
 	ATF_REQUIRE(close(fd) == 0);
 }
 
+/*
+ * pdopenpid of our own pdfork child: a second descriptor that guards it
+ * too.  Closing the first kills the child; the second reports the death.
+ * Closing both leaves no registry entry behind (checked by the leak check
+ * of a DEBUG=1 build: an entry of the same pid once stayed for good).
+ */
+T_TC(pdopenpid__own_pdfork_child, "pdopenpid of our own pdfork child: "
+    "both descriptors guard it, and both go away cleanly")
+{
+	pid_t pid, got;
+	int fd1, fd2, status, watch;
+
+	pid = t_pdfork_pause(&fd1, 0);
+	watch = t_watch(pid);
+	fd2 = pdopenpid(pid, 0);
+	ATF_REQUIRE_MSG(fd2 >= 0, "pdopenpid: %s", strerror(errno));
+	ATF_CHECK(pdgetpid(fd2, &got) == 0 && got == pid);
+	ATF_REQUIRE(close(fd1) == 0);
+	ATF_CHECK_MSG(t_dead_within(watch, T_LONG_MS),
+	    "alive after its first descriptor's last close");
+	ATF_CHECK_MSG(t_reaped_within(fd2, T_LONG_MS), "no record on fd2");
+	status = 0;
+	if (t_kernel_exit_info()) {
+		ATF_CHECK_MSG(pdwait(fd2, &status, WEXITED, NULL, NULL) == 0,
+		    "pdwait: %s", strerror(errno));
+		ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) ==
+		    SIGKILL, "status %#x", status);
+	}
+	ATF_REQUIRE(close(fd2) == 0);
+	ATF_REQUIRE(close(watch) == 0);
+}
+
 /* pdopenpid of a thread id that is not a process: ESRCH. */
 static void *
 tid_thread(void *arg)
@@ -1109,6 +1141,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdopenpid__fork_child_wait);
 	ATF_TP_ADD_TC(tp, pdopenpid__open_twice);
 	ATF_TP_ADD_TC(tp, pdopenpid__fork_child_stop);
+	ATF_TP_ADD_TC(tp, pdopenpid__own_pdfork_child);
 	ATF_TP_ADD_TC(tp, pdopenpid__tid);
 	ATF_TP_ADD_TC(tp, pdopenpid__self_close_kills);
 	ATF_TP_ADD_TC(tp, pdopenpid__ebusy_zombie);
