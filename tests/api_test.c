@@ -601,6 +601,21 @@ plain_reap(pid_t pid, int watch)
 	return (status);
 }
 
+/* A plain child, its pidfd watch, and a pdopenpid descriptor of it. */
+static int
+plain_open(int pdflags, pid_t *pidp, int *watchp)
+{
+	int fd;
+
+	*pidp = plain_child();
+	*watchp = t_watch(*pidp);
+	if ((fd = pdopenpid(*pidp, pdflags)) == -1) {
+		(void)plain_reap(*pidp, *watchp);
+		atf_tc_fail("pdopenpid: %s", strerror(errno));
+	}
+	return (fd);
+}
+
 /*
  * Run tests/nokernel_helper (every call must fail with ENOSYS) on a kernel
  * made to look older by seccomp: waitid(P_PIDFD) fails with EINVAL as
@@ -676,13 +691,7 @@ T_TC(pdopenpid__basic, "pdopenpid: pdgetpid, pdkill and poll on a "
 	pid_t pid, got;
 	int fd, status, watch;
 
-	pid = plain_child();
-	watch = t_watch(pid);
-	fd = pdopenpid(pid, PD_DAEMON);
-	if (fd == -1) {
-		(void)plain_reap(pid, watch);
-		atf_tc_fail("pdopenpid: %s", strerror(errno));
-	}
+	fd = plain_open(PD_DAEMON, &pid, &watch);
 	ATF_CHECK(pdgetpid(fd, &got) == 0 && got == pid);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
@@ -764,13 +773,7 @@ T_TC(pdopenpid__fork_child_wait, "pdopenpid of a fork() child: pdwait "
 	pid_t pid;
 	int fd, i, status, watch;
 
-	pid = plain_child();
-	watch = t_watch(pid);
-	fd = pdopenpid(pid, 0);
-	if (fd == -1) {
-		(void)plain_reap(pid, watch);
-		atf_tc_fail("pdopenpid: %s", strerror(errno));
-	}
+	fd = plain_open(0, &pid, &watch);
 	ATF_CHECK_ERRNO(EAGAIN, pdwait(fd, &status, WEXITED | WNOHANG, NULL,
 	    NULL) == -1);
 	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
@@ -840,13 +843,7 @@ T_TC(pdopenpid__fork_child_stop, "pdopenpid of a fork() child: pdwait "
 	pid_t pid;
 	int fd, status, watch;
 
-	pid = plain_child();
-	watch = t_watch(pid);
-	fd = pdopenpid(pid, 0);
-	if (fd == -1) {
-		(void)plain_reap(pid, watch);
-		atf_tc_fail("pdopenpid: %s", strerror(errno));
-	}
+	fd = plain_open(0, &pid, &watch);
 	ATF_REQUIRE(pdkill(fd, SIGSTOP) == 0);
 	status = 0;
 	ATF_REQUIRE(pdwait(fd, &status, WUNTRACED, NULL, NULL) == 0);
@@ -953,13 +950,7 @@ T_TC(pdopenpid__close_kills, "pdopenpid: the last close kills without "
 	pid_t pid;
 	int fd, status, watch;
 
-	pid = plain_child();
-	watch = t_watch(pid);
-	fd = pdopenpid(pid, 0);
-	if (fd == -1) {
-		(void)plain_reap(pid, watch);
-		atf_tc_fail("pdopenpid: %s", strerror(errno));
-	}
+	fd = plain_open(0, &pid, &watch);
 	ATF_REQUIRE(close(fd) == 0);
 	ATF_CHECK_MSG(t_dead_within(watch, T_LONG_MS),
 	    "alive %d ms after the last close", T_LONG_MS);
@@ -978,13 +969,7 @@ T_TC(pdopenpid__daemon_survives, "pdopenpid: PD_DAEMON, the last close "
 	pid_t pid, bpid;
 	int bfd, bwatch, fd, status, watch;
 
-	pid = plain_child();
-	watch = t_watch(pid);
-	fd = pdopenpid(pid, PD_DAEMON);
-	if (fd == -1) {
-		(void)plain_reap(pid, watch);
-		atf_tc_fail("pdopenpid: %s", strerror(errno));
-	}
+	fd = plain_open(PD_DAEMON, &pid, &watch);
 	ATF_REQUIRE(close(fd) == 0);
 	/* Barrier: a later close of a non-daemon child has taken effect. */
 	bpid = t_pdfork_pause(&bfd, 0);
