@@ -656,7 +656,6 @@ T_TC(race__fork_during_pdfork, "fork() in one thread while another is in "
 	int i, hung, failed, w;
 	pid_t pid;
 
-	T_SKIP_UNDER_TSAN(T_TSAN_NO_HANDLERS);
 	atomic_store(&race_stop, false);
 	ATF_REQUIRE(pthread_create(&td, NULL, race_pdforker, NULL) == 0);
 	hung = failed = 0;
