@@ -609,7 +609,8 @@ pd_wait_lost(const struct procdesc_name *np)
 	procdesc_lock();
 	while ((pd = pd_mine(np)) != NULL && !pd->pd_reaped) {
 		procdesc_watchdog_deadline(&ts);
-		(void)pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx, &ts);
+		(void)pthread_cond_timedwait(&procdesc_reap_cv, &procdesc_mtx,
+		    &ts);
 	}
 	procdesc_unlock();
 }

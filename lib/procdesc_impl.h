@@ -98,7 +98,10 @@ struct procdesc_childreq {
 };
 
 extern pthread_mutex_t procdesc_mtx PROCDESC_HIDDEN;
-extern pthread_cond_t procdesc_cv PROCDESC_HIDDEN;
+extern pthread_cond_t procdesc_reap_cv PROCDESC_HIDDEN;	/* A reap. */
+
+/* How often a wait for what may never be signalled looks again (100 ms). */
+#define	PROCDESC_RECHECK_NS	100000000L
 
 /* How long a reaped entry stays for the owner's pdwait (1 s). */
 #define	PROCDESC_LINGER_NS	1000000000LL
@@ -120,6 +123,7 @@ void	procdesc_lock(void) PROCDESC_HIDDEN;
 void	procdesc_unlock(void) PROCDESC_HIDDEN;
 bool	procdesc_locked(void) PROCDESC_HIDDEN;
 void	procdesc_lock_child(bool held) PROCDESC_HIDDEN;
+void	procdesc_cond_init(pthread_cond_t *cv) PROCDESC_HIDDEN;
 
 /* registry.c: the children, by pid and by id; procdesc_mtx held. */
 int	procdesc_reserve(void) PROCDESC_HIDDEN;

@@ -22,7 +22,7 @@
 #include "procdesc_impl.h"
 
 pthread_mutex_t procdesc_mtx = PTHREAD_MUTEX_INITIALIZER;
-pthread_cond_t procdesc_cv = PTHREAD_COND_INITIALIZER;
+pthread_cond_t procdesc_reap_cv = PTHREAD_COND_INITIALIZER; /* Monotonic. */
 
 static struct procdesc **rg_pid;	/* (l) Buckets by pid. */
 static struct procdesc **rg_id;		/* (l) Buckets by id. */
@@ -31,6 +31,29 @@ static size_t rg_count;			/* (l) Entries. */
 static struct procdesc *rg_linger;	/* (l) Reaped, oldest first. */
 static struct procdesc **rg_ltail = &rg_linger; /* (l) */
 static PROCDESC_TLS bool rg_locked;	/* This thread holds procdesc_mtx. */
+
+/*
+ * A condition variable whose timed waits count on CLOCK_MONOTONIC, which
+ * a change of the date cannot move.
+ */
+void
+procdesc_cond_init(pthread_cond_t *cv)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+/* Before any thread of ours can wait on it. */
+static void __attribute__((constructor))
+rg_init(void)
+{
+
+	procdesc_cond_init(&procdesc_reap_cv);
+}
 
 /*
  * procdesc_mtx, with a note of which thread holds it: a fork() from a
@@ -284,7 +307,7 @@ void
 procdesc_registry_child(void)
 {
 
-	pthread_cond_init(&procdesc_cv, NULL);
+	procdesc_cond_init(&procdesc_reap_cv);
 	rg_pid = NULL;
 	rg_id = NULL;
 	rg_nbuckets = 0;

@@ -19,7 +19,8 @@
  * closed), since nobody would see its last close any more.  A child that
  * is not ours stays for its owner to reap; while such a zombie waits,
  * waitid would report it again at once, so the thread then checks each of
- * our children itself and sleeps until pdfork kicks it, or 100 ms.  With
+ * our children itself and sleeps until pdfork kicks it, or 100 ms
+ * (PROCDESC_RECHECK_NS).  With
  * no child at all it sleeps until pdfork kicks it.
  */
 
@@ -38,17 +39,27 @@
 
 static bool wd_running;			/* (l) The thread exists. */
 static unsigned long wd_gen;		/* (l) Bumped by every kick. */
+static pthread_cond_t wd_cv;		/* (l) A kick; monotonic. */
+
+/* Before the thread can wait on it. */
+static void __attribute__((constructor))
+wd_init(void)
+{
+
+	procdesc_cond_init(&wd_cv);
+}
 
 /*
- * The deadline, for pthread_cond_timedwait on procdesc_cv, of a wait for
- * something that may never kick us: 100 ms from now.
+ * The deadline, for a timed wait on one of our condition variables
+ * (CLOCK_MONOTONIC), of a wait for something that may never be signalled:
+ * PROCDESC_RECHECK_NS from now.
  */
 void
 procdesc_watchdog_deadline(struct timespec *ts)
 {
 
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_nsec += 100 * 1000 * 1000;
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_nsec += PROCDESC_RECHECK_NS;
 	if (ts->tv_nsec >= 1000000000L) {
 		ts->tv_sec++;
 		ts->tv_nsec -= 1000000000L;
@@ -67,7 +78,7 @@ wd_wait_kick(unsigned long gen)
 
 	procdesc_watchdog_deadline(&ts);
 	while (wd_gen == gen)
-		if (pthread_cond_timedwait(&procdesc_cv, &procdesc_mtx,
+		if (pthread_cond_timedwait(&wd_cv, &procdesc_mtx,
 		    &ts) == ETIMEDOUT)
 			break;
 }
@@ -104,7 +115,7 @@ wd_reap(struct procdesc *pd, siginfo_t *si)
 		procdesc_guardian_hold(pd->pd_guardian, -1);
 		procdesc_linger(pd, procdesc_now());
 	}
-	pthread_cond_broadcast(&procdesc_cv);
+	pthread_cond_broadcast(&procdesc_reap_cv);
 }
 
 /* A child of dead guardian *arg: kill it, nobody guards it; mtx held. */
@@ -189,7 +200,7 @@ wd_main(void *arg)
 		if (r == -1 && errno == ECHILD) {
 			/* No child at all: sleep until pdfork kicks. */
 			while (wd_gen == gen)
-				pthread_cond_wait(&procdesc_cv, &procdesc_mtx);
+				pthread_cond_wait(&wd_cv, &procdesc_mtx);
 		} else if (r == 0 && si.si_pid != 0) {
 			if ((pd = procdesc_find_pid(si.si_pid)) != NULL) {
 				wd_reap(pd, &si);
@@ -246,7 +257,7 @@ procdesc_watchdog_kick(void)
 
 	PROCDESC_ASSERT_LOCKED();
 	wd_gen++;
-	pthread_cond_broadcast(&procdesc_cv);
+	pthread_cond_broadcast(&wd_cv);
 }
 
 /* In a forked copy: the thread did not survive the fork. */
@@ -256,4 +267,5 @@ procdesc_watchdog_child(void)
 
 	wd_running = false;
 	wd_gen = 0;
+	procdesc_cond_init(&wd_cv);	/* The copy counts the thread's wait. */
 }
