@@ -642,7 +642,7 @@ pd_wait_event(int fd, const struct procdesc_name *np, int options,
 			si->si_status = m.pm_status;
 			*ru = m.pm_ru;
 			if (m.pm_code == 0)
-				return (ECHILD);	/* The status is lost. */
+				return (ECHILD);	/* Status lost. */
 			return (pd_exit_result(options));
 		}
 		if (error == ECHILD && running) {

@@ -825,8 +825,9 @@ sig_fork_handler(int sig)
 	int saved, status;
 
 	(void)sig;
+	/* Under load, a fork at every tick would starve the loop. */
 	if (sig_ok + sig_bad >= SIG_MAXFORKS)
-		return;		/* Under load, forks at every tick starve the loop. */
+		return;
 	saved = errno;
 	if ((pid = fork()) == 0)
 		_exit(0);
