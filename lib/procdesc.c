@@ -52,7 +52,7 @@
  * always counts, pd_leave() always uncounts and sets errno: error, or on
  * success the caller's saved value.
  */
-static PROCDESC_TLS int pd_depth;
+static PROCDESC_TLS volatile int pd_depth;
 
 static int
 pd_enter(bool locks)

@@ -30,7 +30,7 @@ static size_t rg_nbuckets;		/* (l) A power of two, or 0. */
 static size_t rg_count;			/* (l) Entries. */
 static struct procdesc *rg_linger;	/* (l) Reaped, oldest first. */
 static struct procdesc **rg_ltail = &rg_linger; /* (l) */
-static PROCDESC_TLS bool rg_locked;	/* This thread holds procdesc_mtx. */
+static PROCDESC_TLS volatile bool rg_locked; /* See procdesc_lock(). */
 
 /*
  * A condition variable whose timed waits count on CLOCK_MONOTONIC, which
@@ -56,25 +56,30 @@ rg_init(void)
 }
 
 /*
- * procdesc_mtx, with a note of which thread holds it: a fork() from a
+ * procdesc_mtx, with a note that this thread holds it: a fork() from a
  * signal handler that interrupted us holding it must not wait for it
- * (fork.c's prepare handler).  A condition wait keeps the note: the
- * thread holds the mutex again before anything else of ours runs there.
+ * (fork.c's prepare handler).  The note is set before the lock is taken
+ * and cleared after it is released, so that it is never false while the
+ * thread holds the mutex, even for an instant inside glibc's unlock (a
+ * handler there once waited on its own thread).  Where it is true
+ * without the lock (a moment around each call, a condition wait), the
+ * prepare handler skips a lock that another thread may hold, which is
+ * safe: the child makes the mutex anew and forgets what it guards.
  */
 void
 procdesc_lock(void)
 {
 
-	pthread_mutex_lock(&procdesc_mtx);
 	rg_locked = true;
+	pthread_mutex_lock(&procdesc_mtx);
 }
 
 void
 procdesc_unlock(void)
 {
 
-	rg_locked = false;
 	pthread_mutex_unlock(&procdesc_mtx);
+	rg_locked = false;
 }
 
 bool

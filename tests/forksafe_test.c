@@ -784,13 +784,12 @@ T_TC(race__fork_during_guardian_start, "fork() in another thread while "
  * thread); pdgetpid and pdkill always work; fork() works.  Never a
  * deadlock: each run is a process of its own, killed if it hangs.
  */
-#define	SIG_ROUNDS	1000
+#define	SIG_CALLS	200	/* Calls made from the handler. */
 #define	SIG_MAXFDS	32
-#define	SIG_MAXFORKS	200	/* In handlers: more starve the loop (QEMU). */
 
 static int sig_fd = -1;			/* The loop's long-lived child. */
 static pid_t sig_pid;
-static volatile sig_atomic_t sig_nfds, sig_bad, sig_deadlk, sig_ok;
+static volatile sig_atomic_t sig_nfds, sig_calls, sig_bad, sig_ok;
 static int sig_fds[SIG_MAXFDS];
 
 static void
@@ -804,15 +803,14 @@ sig_pdfork_handler(int sig)
 	if (pdgetpid(sig_fd, &got) != 0 || got != sig_pid ||
 	    pdkill(sig_fd, 0) != 0)
 		sig_bad++;
-	if (sig_nfds < SIG_MAXFDS && sig_ok + sig_deadlk < SIG_MAXFORKS) {
+	if (sig_nfds < SIG_MAXFDS && sig_calls < SIG_CALLS) {
+		sig_calls++;
 		if ((pid = pdfork(&fd, PD_CLOEXEC)) == 0)
 			_exit(0);
 		if (pid > 0) {
 			sig_fds[sig_nfds++] = fd;
 			sig_ok++;
-		} else if (errno == EDEADLK)
-			sig_deadlk++;
-		else
+		} else if (errno != EDEADLK)
 			sig_bad++;
 	}
 	errno = saved;
@@ -825,8 +823,9 @@ sig_fork_handler(int sig)
 	int saved, status;
 
 	(void)sig;
-	if (sig_ok + sig_bad >= SIG_MAXFORKS)
+	if (sig_calls >= SIG_CALLS)
 		return;
+	sig_calls++;
 	saved = errno;
 	if ((pid = fork()) == 0)
 		_exit(0);
@@ -855,9 +854,11 @@ sig_drain(void)
 }
 
 /*
- * In a process of its own: the loop, with handler h on a 1 ms timer.
- * pdfork_too: the loop also pdforks (not with fork() in the handler:
- * glibc's fork is not reentrant).  Exit 0 if all went right.
+ * In a process of its own: the loop, with handler h on a 1 ms timer, until
+ * the handler has made SIG_CALLS calls.  pdfork_too: the loop also pdforks
+ * (not with fork() in the handler: glibc's fork is not reentrant).  Exit 0
+ * if all went right: no call failed but with EDEADLK, and fork() (never
+ * EDEADLK) worked every time.
  */
 static void __attribute__((noreturn))
 sig_loop(void (*h)(int), bool pdfork_too)
@@ -878,10 +879,10 @@ sig_loop(void (*h)(int), bool pdfork_too)
 	it.it_interval.tv_usec = 1000;
 	it.it_value.tv_usec = 1000;
 	(void)setitimer(ITIMER_REAL, &it, NULL);
-	for (i = 0; i < SIG_ROUNDS; i++) {
+	for (i = 0; sig_calls < SIG_CALLS; i++) {
 		(void)pdkill(sig_fd, 0);
 		(void)pdwait(sig_fd, &status, WEXITED | WNOHANG, NULL, NULL);
-		if (pdfork_too && (pid = pdfork(&fd, 0)) >= 0) {
+		if (pdfork_too && i % 5 == 0 && (pid = pdfork(&fd, 0)) >= 0) {
 			if (pid == 0)
 				_exit(0);
 			while (pdwait(fd, &status, WEXITED, NULL, NULL) != 0)
@@ -889,7 +890,7 @@ sig_loop(void (*h)(int), bool pdfork_too)
 					_exit(10);
 			(void)close(fd);
 		}
-		if (pdfork_too && i % 50 == 0) {
+		if (pdfork_too && sig_nfds >= SIG_MAXFDS / 2) {
 			sigset_t set, old;
 
 			sigemptyset(&set);
@@ -909,7 +910,7 @@ sig_loop(void (*h)(int), bool pdfork_too)
 	(void)pdwait(sig_fd, &status, WEXITED, NULL, NULL);
 	if (sig_bad != 0)
 		_exit(12);
-	if (sig_ok == 0)
+	if (!pdfork_too && sig_ok != SIG_CALLS)
 		_exit(13);
 	_exit(0);
 }
