@@ -39,11 +39,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include "procdesc_impl.h"
 #include "syscall.h"
+#include "arch/arch.h"
 
 #define	FK_TLS	PROCDESC_TLS
 
@@ -53,39 +53,40 @@
  */
 #define	FK_NOSAN	PROCDESC_NOSAN
 
+#if PROCDESC_ARCH_TRAP
 /*
- * The SIGSYS handler's restorer, rt_sigreturn(2) as glibc's __restore_rt:
- * ours, so that the handler is installed with rt_sigaction(2) itself, not
- * through sigaction(3), which a sanitizer wraps in a handler of its own
- * that would make system calls inside the trap, and so that the region
- * the dispatch allows is exactly this.  The kernel sees a system call at
- * the address after its instruction, which the region must cover.
+ * The SIGSYS handler's restorer (lib/arch/): ours, so that the handler is
+ * installed with rt_sigaction(2) itself, not through sigaction(3), which a
+ * sanitizer wraps in a handler of its own that would make system calls
+ * inside the trap, and so that the region the dispatch allows is exactly
+ * this.
  */
 __asm__(
     "	.pushsection .text\n"
     "	.p2align 4\n"
     "fk_restorer:\n"
-    "	movq	$15, %rax\n"
-    "	syscall\n"
-    "	ud2\n"
+    PA_RESTORER_ASM
     "fk_restorer_end:\n"
     "	.popsection\n");
 void	fk_restorer(void) PROCDESC_HIDDEN;
 extern const char fk_restorer_end[] PROCDESC_HIDDEN;
+#endif
 
 static pthread_mutex_t procdesc_fork_mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t fk_once = PTHREAD_ONCE_INIT;
-static struct procdesc_ksigaction fk_oldsys; /* (fork_mtx) The app's. */
 static _Atomic int fk_nosud;		/* Dispatch known not to work. */
-
-static FK_TLS volatile char fk_selector;
-static FK_TLS bool fk_active;		/* This thread is in pdfork. */
-static FK_TLS int fk_pidfd;		/* The trap's clone3 pidfd. */
-static FK_TLS const struct procdesc_childreq *fk_cr; /* For the child. */
 static FK_TLS bool fk_inside;		/* This thread is in pdfork. */
 static FK_TLS bool fk_took;		/* fk_prepare() locked procdesc_mtx. */
+#if PROCDESC_ARCH_TRAP
+static struct procdesc_ksigaction fk_oldsys; /* (fork_mtx) The app's. */
+static FK_TLS volatile char fk_selector;
+static FK_TLS bool fk_active;		/* This thread is in the trap. */
+static FK_TLS int fk_pidfd;		/* The trap's clone3 pidfd. */
+static FK_TLS const struct procdesc_childreq *fk_cr; /* For the child. */
+#endif
 static pid_t (*fk_fork)(void);		/* libc's own fork(). */
 
+#if PROCDESC_ARCH_TRAP
 /* A SIGSYS that is not our dispatch: what the application asked for. */
 static void FK_NOSAN
 fk_chain(int sig, siginfo_t *si, void *uctx)
@@ -103,16 +104,16 @@ fk_chain(int sig, siginfo_t *si, void *uctx)
 
 /* clone(2) as glibc's fork issues it, made clone3 with a pidfd. */
 static long FK_NOSAN
-fk_clone(const greg_t *r)
+fk_clone(const pa_reg_t *r)
 {
 	struct procdesc_clone_args ca = {
-		.flags = ((uint64_t)r[REG_RDI] & ~(uint64_t)CSIGNAL) |
+		.flags = ((uint64_t)r[PA_A0] & ~(uint64_t)CSIGNAL) |
 		    CLONE_PIDFD,
 		.pidfd = (uint64_t)(uintptr_t)&fk_pidfd,
-		.parent_tid = (uint64_t)r[REG_RDX],
-		.child_tid = (uint64_t)r[REG_R10],
-		.stack = (uint64_t)r[REG_RSI],
-		.tls = (uint64_t)r[REG_R8],
+		.parent_tid = (uint64_t)r[PA_CLONE_PTID],
+		.child_tid = (uint64_t)r[PA_CLONE_CTID],
+		.stack = (uint64_t)r[PA_A1],
+		.tls = (uint64_t)r[PA_CLONE_TLS],
 		.exit_signal = 0,
 	};
 
@@ -121,15 +122,15 @@ fk_clone(const greg_t *r)
 
 /* clone3(2), should a later glibc's fork use it (64 bytes at least). */
 static long FK_NOSAN
-fk_clone3(const greg_t *r)
+fk_clone3(const pa_reg_t *r)
 {
 	struct procdesc_clone_args ca;
 
-	if ((size_t)r[REG_RSI] < sizeof(ca)) {
+	if ((size_t)r[PA_A1] < sizeof(ca)) {
 		errno = EINVAL;
 		return (-1);
 	}
-	ca = *(const struct procdesc_clone_args *)r[REG_RDI];
+	ca = *(const struct procdesc_clone_args *)r[PA_A0];
 	ca.flags |= CLONE_PIDFD;
 	ca.pidfd = (uint64_t)(uintptr_t)&fk_pidfd;
 	ca.exit_signal = 0;
@@ -139,7 +140,7 @@ fk_clone3(const greg_t *r)
 static void FK_NOSAN
 fk_sigsys(int sig, siginfo_t *si, void *uctx)
 {
-	greg_t *r;
+	pa_reg_t *r;
 	long ret;
 	bool child;
 	int saved;
@@ -151,16 +152,16 @@ fk_sigsys(int sig, siginfo_t *si, void *uctx)
 		errno = saved;
 		return;
 	}
-	r = ((ucontext_t *)uctx)->uc_mcontext.gregs;
+	r = PA_REGS(uctx);
 	child = false;
 	if (si->si_syscall == SYS_clone || si->si_syscall == SYS_clone3) {
 		ret = (si->si_syscall == SYS_clone) ? fk_clone(r) :
 		    fk_clone3(r);
 		child = (ret == 0);
 	} else
-		ret = sys_syscall6(si->si_syscall, r[REG_RDI], r[REG_RSI],
-		    r[REG_RDX], r[REG_R10], r[REG_R8], r[REG_R9]);
-	r[REG_RAX] = (ret == -1) ? -errno : ret;
+		ret = sys_syscall6(si->si_syscall, r[PA_A0], r[PA_A1],
+		    r[PA_A2], r[PA_A3], r[PA_A4], r[PA_A5]);
+	r[PA_RET] = (ret == -1) ? -errno : ret;
 	errno = saved;
 	/* The kernel does not copy the dispatch into the child. */
 	if (!child)
@@ -168,6 +169,7 @@ fk_sigsys(int sig, siginfo_t *si, void *uctx)
 	else
 		procdesc_child_register(fk_cr);	/* Before any atfork handler. */
 }
+#endif /* PROCDESC_ARCH_TRAP */
 
 /*
  * pthread_atfork handlers: keep the registry consistent across fork.  The
@@ -209,9 +211,13 @@ fk_foreign_child(void)
 	struct procdesc_ksigaction cur;
 
 	pthread_mutex_init(&procdesc_fork_mtx, NULL);
+#if PROCDESC_ARCH_TRAP
 	if (sys_rt_sigaction(SIGSYS, NULL, &cur) == 0 &&
 	    cur.ks_sigaction == fk_sigsys)
 		(void)sys_rt_sigaction(SIGSYS, &fk_oldsys, NULL);
+#else
+	(void)cur;
+#endif
 }
 
 static void
@@ -263,6 +269,7 @@ fk_init(void)
 #endif
 }
 
+#if PROCDESC_ARCH_TRAP
 /* glibc's fork() with its clone trapped; ENOSYS if dispatch won't work. */
 static int
 fk_sud_fork(pid_t *pidp, int *pidfdp)
@@ -302,6 +309,17 @@ fk_sud_fork(pid_t *pidp, int *pidfdp)
 	*pidfdp = (pid > 0) ? fk_pidfd : -1;
 	return (error);
 }
+#else
+/* No trap on this architecture (lib/arch/arch.h). */
+static int
+fk_sud_fork(pid_t *pidp, int *pidfdp)
+{
+
+	(void)pidp;
+	(void)pidfdp;
+	return (ENOSYS);
+}
+#endif
 
 /* A raw clone3: a pidfd, exit signal 0, and flags. */
 static int
@@ -355,7 +373,9 @@ procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
 	sigdelset(&all, SIGSYS);
 	pthread_mutex_lock(&procdesc_fork_mtx);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+#if PROCDESC_ARCH_TRAP
 	fk_cr = cr;
+#endif
 	error = ENOSYS;
 	if (atomic_load(&fk_nosud) == 0) {
 		error = fk_sud_fork(pidp, pidfdp);
