@@ -51,7 +51,8 @@ endif
 
 O=		obj
 LIB_SRCS=	lib/procdesc.c lib/registry.c lib/watchdog.c \
-		lib/guardian_client.c lib/descriptor.c lib/fork.c lib/kernel.c
+		lib/guardian_client.c lib/descriptor.c lib/fork.c lib/kernel.c \
+		lib/spawn.c
 LIB_OBJS=	$(LIB_SRCS:lib/%.c=$(O)/pic/%.o)
 LIB_AOBJS=	$(LIB_SRCS:lib/%.c=$(O)/static/%.o)
 SONAME=		libprocdesc.so.$(SOVERSION)
