@@ -128,6 +128,13 @@ tests/nokernel_helper: tests/nokernel_helper.c $(SHLIB) $(O)/libprocdesc.so
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
 
+# spawn_test includes <spawn.h> through the overlay, as ported code does.
+tests/spawn_test: tests/spawn_test.c tests/testutil.c tests/testutil.h \
+    include/procdesc-overlay/spawn.h $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN)
+	$(CC) $(CPPFLAGS) -Iinclude/procdesc-overlay $(ALL_CFLAGS) $(T_DEFS) \
+	    -Icompat/include $(TEST_CFLAGS) -o $@ $< tests/testutil.c -L$(O) \
+	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
+
 tests/capsicum_test: tests/capsicum_test.c compat/include/sys/capsicum.h \
     compat/include/capsicum_helpers.h
 	$(CC) -D_GNU_SOURCE $(ALL_CFLAGS) -Icompat/include $(TEST_CFLAGS) \
