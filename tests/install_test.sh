@@ -103,12 +103,14 @@ t_expected_layout()
 	v=$(t_version)
 	cat <<EOF
 usr/local/include/capsicum_helpers.h
+usr/local/include/procdesc-overlay/spawn.h
 usr/local/include/sys/capsicum.h
 usr/local/include/sys/procdesc.h
 usr/local/lib/libprocdesc.a
 usr/local/lib/libprocdesc.so -> libprocdesc.so.0
 usr/local/lib/libprocdesc.so.0 -> libprocdesc.so.$v
 usr/local/lib/libprocdesc.so.$v
+usr/local/lib/pkgconfig/libprocdesc-overlay.pc
 usr/local/lib/pkgconfig/libprocdesc.pc
 usr/local/libexec/procdesc-guardian
 usr/local/share/man/man3/pddupfd.3 -> pdfork.3
@@ -118,6 +120,8 @@ usr/local/share/man/man3/pdkill.3 -> pdfork.3
 usr/local/share/man/man3/pdopenpid.3 -> pdfork.3
 usr/local/share/man/man3/pdrfork.3 -> pdfork.3
 usr/local/share/man/man3/pdwait.3 -> pdfork.3
+usr/local/share/man/man3/posix_spawnattr_getprocdescp_np.3 -> posix_spawnattr_setprocdescp_np.3
+usr/local/share/man/man3/posix_spawnattr_setprocdescp_np.3
 usr/local/share/man/man7/libprocdesc.7
 EOF
 }
@@ -158,6 +162,9 @@ layout_body()
 	    usr/local/include/capsicum_helpers.h \
 	    usr/local/lib/libprocdesc.a \
 	    usr/local/lib/pkgconfig/libprocdesc.pc \
+	    usr/local/include/procdesc-overlay/spawn.h \
+	    usr/local/lib/pkgconfig/libprocdesc-overlay.pc \
+	    usr/local/share/man/man3/posix_spawnattr_setprocdescp_np.3 \
 	    usr/local/share/man/man3/pdfork.3 \
 	    usr/local/share/man/man7/libprocdesc.7; do
 		atf_check -o inline:"644\n" stat -c %a "$ROOT/$f"
