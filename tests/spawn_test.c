@@ -78,6 +78,7 @@ struct s_req {
 	int		 policy;
 	sigset_t	 sigmask;
 	sigset_t	 sigdefault;
+	bool		 hold;		/* Prints "ready", then reads stdin. */
 };
 
 /* The system's posix_spawn/posix_spawnp, at the end of this file. */
@@ -267,49 +268,129 @@ s_mask_inodes(char *s)
 	*d = '\0';
 }
 
-static void
-s_read_all(int fd, char *buf, size_t len)
+/*
+ * Read fd into buf (len bytes, NUL included) until EOF, or until what was
+ * read ends with mark (if not NULL); the length read.
+ */
+static size_t
+s_read(int fd, char *buf, size_t len, const char *mark)
 {
-	size_t n;
+	size_t m, n;
 	ssize_t r;
 
 	n = 0;
+	m = (mark != NULL) ? strlen(mark) : 0;
+	buf[0] = '\0';
 	while (n < len - 1 && (r = read(fd, buf + n, len - 1 - n)) != 0) {
 		if (r == -1 && errno == EINTR)
 			continue;
 		ATF_REQUIRE(r > 0);
 		n += (size_t)r;
+		buf[n] = '\0';
+		if (mark != NULL && n >= m && strcmp(buf + n - m, mark) == 0)
+			break;
 	}
-	buf[n] = '\0';
+	return (n);
+}
+
+static void
+s_read_all(int fd, char *buf, size_t len)
+{
+
+	(void)s_read(fd, buf, len, NULL);
+}
+
+static int
+s_intcmp(const void *a, const void *b)
+{
+
+	return (*(const int *)a - *(const int *)b);
+}
+
+/* The descriptors of process pid and what they name, one line each. */
+static size_t
+s_list_fds(pid_t pid, char *buf, size_t len)
+{
+	char path[64], target[PATH_MAX];
+	struct dirent *de;
+	int fds[256], i, n;
+	size_t off;
+	ssize_t l;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	ATF_REQUIRE((d = opendir(path)) != NULL);
+	n = 0;
+	while ((de = readdir(d)) != NULL && n < 256)
+		if (de->d_name[0] != '.')
+			fds[n++] = atoi(de->d_name);
+	closedir(d);
+	qsort(fds, (size_t)n, sizeof(fds[0]), s_intcmp);
+	off = 0;
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len - 1; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid,
+		    fds[i]);
+		if ((l = readlink(path, target, sizeof(target) - 1)) == -1)
+			continue;
+		target[l] = '\0';
+		off += (size_t)snprintf(buf + off, len - off, "%d %s\n", fds[i],
+		    target);
+	}
+	return (off < len ? off : len - 1);
+}
+
+/* Put "dup2 fd onto newfd" first in r's file actions. */
+static void
+s_prepend_dup2(struct s_req *r, int fd, int newfd)
+{
+
+	ATF_REQUIRE(r->nacts < S_MAXACTS);
+	memmove(&r->acts[1], &r->acts[0], (size_t)r->nacts * sizeof(r->acts[0]));
+	r->nacts++;
+	memset(&r->acts[0], 0, sizeof(r->acts[0]));
+	r->acts[0].kind = S_DUP2;
+	r->acts[0].fd = fd;
+	r->acts[0].newfd = newfd;
 }
 
 /*
  * Run r with its stdout on a pipe (the first file action), through the
  * overlay with a descriptor (pd) or the system's posix_spawn: its output
- * (inode numbers masked) in out, its status in *statusp.
+ * (inode numbers masked) in out, its status in *statusp.  A holding
+ * program (r->hold) also gets its stdin from a pipe: once it has printed
+ * "ready" its descriptors, as the kernel lists them, are added to the
+ * output, and closing the pipe lets it finish.
  */
 static void
 s_run(const struct s_req *r0, bool pd, char *out, int *statusp)
 {
 	struct s_req r;
 	pid_t pid;
-	int p[2], error, fd;
+	int p[2], in[2], error, fd;
+	size_t n;
 
 	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
 	r = *r0;
-	ATF_REQUIRE(r.nacts < S_MAXACTS);
-	memmove(&r.acts[1], &r.acts[0], (size_t)r.nacts * sizeof(r.acts[0]));
-	r.nacts++;
-	memset(&r.acts[0], 0, sizeof(r.acts[0]));
-	r.acts[0].kind = S_DUP2;
-	r.acts[0].fd = p[1];
-	r.acts[0].newfd = STDOUT_FILENO;
+	s_prepend_dup2(&r, p[1], STDOUT_FILENO);
+	if (r.hold) {
+		ATF_REQUIRE(pipe2(in, O_CLOEXEC) == 0);
+		s_prepend_dup2(&r, in[0], STDIN_FILENO);
+	}
 	fd = -1;
 	error = pd ? s_spawn_pd(&r, &pid, &fd, 0) : s_spawn_plain(&r, &pid);
 	ATF_REQUIRE(close(p[1]) == 0);
+	if (r.hold)
+		ATF_REQUIRE(close(in[0]) == 0);
 	ATF_REQUIRE_MSG(error == 0, "%s posix_spawn: %s", pd ? "procdesc" :
 	    "plain", strerror(error));
-	s_read_all(p[0], out, S_OUTMAX);
+	n = 0;
+	if (r.hold) {
+		n = s_read(p[0], out, S_OUTMAX, "ready\n");
+		n += s_list_fds(pid, out + n, S_OUTMAX - n);
+		ATF_REQUIRE(close(in[1]) == 0);
+	}
+	s_read_all(p[0], out + n, S_OUTMAX - n);
 	ATF_REQUIRE(close(p[0]) == 0);
 	if (pd)
 		*statusp = s_pdwait_close(fd);
@@ -614,9 +695,9 @@ T_TC(spawn__null_envp, "a NULL envp runs the child with environ")
 /*
  * File actions: open, dup2, close, chdir (and an open relative to it),
  * dup2 onto itself (clears close-on-exec), closefrom (over an inheritable
- * descriptor).  The child lists its descriptors and reads them; the
- * listing, the data and the file it wrote are the same as with the
- * system's posix_spawn.
+ * descriptor).  The child reads its descriptors and writes a file; what
+ * it read, its descriptors as /proc lists them and the file are the same
+ * as with the system's posix_spawn.
  */
 T_TC(actions__as_posix_spawn, "file actions give the child what "
     "posix_spawn gives it")
@@ -630,8 +711,9 @@ T_TC(actions__as_posix_spawn, "file actions give the child what "
 	ATF_REQUIRE((high = fcntl(fd, F_DUPFD_CLOEXEC, 20)) >= 20);
 	ATF_REQUIRE((higher = fcntl(fd, F_DUPFD, high + 1)) > high);
 	ATF_REQUIRE(close(fd) == 0);
-	s_init(&r, "pwd; find /proc/$$/fd/ -mindepth 1 -maxdepth 1 "
-	    "-printf '%f %l\\n'; cat <&6; cat <&7; echo written >&9");
+	s_init(&r, "pwd; cat <&6; cat <&7; echo written >&9; echo ready; "
+	    "read x");
+	r.hold = true;
 	s_add_open(&r, 5, "in.txt", O_RDONLY, 0);
 	s_add_dup2(&r, 5, 6);
 	s_add(&r, S_CLOSE, 5);
