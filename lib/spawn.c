@@ -325,9 +325,10 @@ sp_collect(int fd)
 /*
  * Spawn with a descriptor.  The child cannot reach us but through memory
  * both map: not a pipe, whose write end a process forked meanwhile by
- * another thread would hold open (NOTES 2.12).  Cancellation is off across
- * the spawn, so that no glibc wrapper in the child acts on a pending
- * cancel of the calling thread.
+ * another thread would hold open (NOTES 2.12).  Cancellation is off until
+ * the descriptor is the caller's or closed: no glibc wrapper in the child
+ * acts on a pending cancel of the calling thread, and no cancel leaves the
+ * descriptor behind in the parent.
  */
 static int
 sp_spawn_pd(pid_t *pidp, struct sp_child *c, int *fdp, int pdrflags)
@@ -347,10 +348,10 @@ sp_spawn_pd(pid_t *pidp, struct sp_child *c, int *fdp, int pdrflags)
 	if (pid == 0)
 		sp_child(c);
 	error = (pid == -1) ? errno : *err;
-	(void)pthread_setcancelstate(cs, NULL);
 	(void)munmap((void *)(uintptr_t)err, sizeof(*err));
 	if (pid != -1 && error != 0)
 		sp_collect(fd);
+	(void)pthread_setcancelstate(cs, NULL);
 	if (error != 0)
 		return (error);
 	if (pidp != NULL)

@@ -1028,6 +1028,53 @@ T_TC(spawn__threads, "threads spawning at once each get their own child")
 }
 
 /*
+ * A thread with a cancel pending: the spawns, a failing one (whose child
+ * is collected) and one that works, run to their end and leave nothing;
+ * the cancel takes effect at the next cancellation point.
+ */
+struct s_cancel {
+	int	fail;		/* The failing spawn's error. */
+	int	ok;		/* The working spawn's error. */
+	int	fd;		/* Its descriptor. */
+};
+
+static void *
+s_cancelled(void *arg)
+{
+	struct s_cancel *sc;
+	struct s_req r;
+	pid_t pid;
+
+	sc = arg;
+	ATF_REQUIRE(pthread_cancel(pthread_self()) == 0);
+	s_init(&r, "exit 0");
+	s_add_open(&r, 5, "missing.txt", O_RDONLY, 0);
+	sc->fail = s_spawn_pd(&r, &pid, &sc->fd, 0);
+	s_init(&r, "exit 6");
+	sc->ok = s_spawn_pd(&r, &pid, &sc->fd, 0);
+	pthread_testcancel();
+	return (NULL);
+}
+
+T_TC(spawn__cancel_pending, "a pending cancel does not cut a spawn short")
+{
+	struct s_cancel sc;
+	pthread_t t;
+	void *ret;
+	int status;
+
+	sc.fail = sc.ok = -1;
+	sc.fd = -1;
+	ATF_REQUIRE(pthread_create(&t, NULL, s_cancelled, &sc) == 0);
+	ATF_REQUIRE(pthread_join(t, &ret) == 0);
+	ATF_CHECK(ret == PTHREAD_CANCELED);
+	ATF_CHECK_MSG(sc.fail == ENOENT, "failing spawn: %d", sc.fail);
+	ATF_REQUIRE_MSG(sc.ok == 0 && sc.fd >= 0, "spawn: %d", sc.ok);
+	status = s_pdwait_close(sc.fd);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 6);
+}
+
+/*
  * No window: an owner SIGKILLed at a random moment of a posix_spawn loop
  * leaves no spawned program running.  We are a subreaper, so its orphans
  * (spawned programs, whether posix_spawn had returned or not, and its
@@ -1242,6 +1289,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, errors__as_posix_spawn);
 	ATF_TP_ADD_TC(tp, spawnp__path_search);
 	ATF_TP_ADD_TC(tp, spawn__threads);
+	ATF_TP_ADD_TC(tp, spawn__cancel_pending);
 	ATF_TP_ADD_TC(tp, spawn__owner_killed);
 
 	return (atf_no_error());
