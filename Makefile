@@ -51,7 +51,8 @@ endif
 
 O=		obj
 LIB_SRCS=	lib/procdesc.c lib/registry.c lib/watchdog.c \
-		lib/guardian_client.c lib/descriptor.c lib/fork.c lib/kernel.c
+		lib/guardian_client.c lib/descriptor.c lib/fork.c lib/kernel.c \
+		lib/spawn.c
 LIB_OBJS=	$(LIB_SRCS:lib/%.c=$(O)/pic/%.o)
 LIB_AOBJS=	$(LIB_SRCS:lib/%.c=$(O)/static/%.o)
 SONAME=		libprocdesc.so.$(SOVERSION)
@@ -113,6 +114,16 @@ libprocdesc.pc: libprocdesc.pc.in Makefile
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    libprocdesc.pc.in > $@
 
+# The <spawn.h> overlay (include/procdesc-overlay): a .pc of its own, as
+# libbsd-overlay's, since its header replaces the system's.
+all: libprocdesc-overlay.pc
+libprocdesc-overlay.pc: libprocdesc-overlay.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    libprocdesc-overlay.pc.in > $@
+clean-extra::
+	rm -f libprocdesc-overlay.pc
+
 # Tests link the build tree's shared library and find its guardian
 # through LIBPROCDESC_GUARDIAN, which testutil sets.
 T_DEFS=		-DT_GUARDIAN='"$(abspath $(GUARDIAN))"'
@@ -126,6 +137,13 @@ tests/%_test: tests/%_test.c tests/testutil.c tests/testutil.h $(SHLIB) \
 tests/nokernel_helper: tests/nokernel_helper.c $(SHLIB) $(O)/libprocdesc.so
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
+
+# spawn_test includes <spawn.h> through the overlay, as ported code does.
+tests/spawn_test: tests/spawn_test.c tests/testutil.c tests/testutil.h \
+    include/procdesc-overlay/spawn.h $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN)
+	$(CC) $(CPPFLAGS) -Iinclude/procdesc-overlay $(ALL_CFLAGS) $(T_DEFS) \
+	    -Icompat/include $(TEST_CFLAGS) -o $@ $< tests/testutil.c -L$(O) \
+	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
 
 tests/capsicum_test: tests/capsicum_test.c compat/include/sys/capsicum.h \
     compat/include/capsicum_helpers.h
@@ -149,6 +167,7 @@ check-kernels:
 # Lint the man pages (run by make check).
 lint-man:
 	mandoc -Tlint -Wwarning man/pdfork.3 man/libprocdesc.7
+	mandoc -Tlint -Wwarning man/posix_spawnattr_setprocdescp_np.3
 
 examples/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
@@ -184,6 +203,14 @@ install: all
 	install -m 644 man/pdfork.3 $(DESTDIR)$(MANDIR)/man3/
 	for l in $(MLINKS); do ln -sf pdfork.3 $(DESTDIR)$(MANDIR)/man3/$$l; done
 	install -m 644 man/libprocdesc.7 $(DESTDIR)$(MANDIR)/man7/
+	install -d $(DESTDIR)$(INCLUDEDIR)/procdesc-overlay
+	install -m 644 include/procdesc-overlay/spawn.h \
+	    $(DESTDIR)$(INCLUDEDIR)/procdesc-overlay/
+	install -m 644 libprocdesc-overlay.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 man/posix_spawnattr_setprocdescp_np.3 \
+	    $(DESTDIR)$(MANDIR)/man3/
+	ln -sf posix_spawnattr_setprocdescp_np.3 \
+	    $(DESTDIR)$(MANDIR)/man3/posix_spawnattr_getprocdescp_np.3
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/sys/procdesc.h \
@@ -197,6 +224,11 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man3/pdfork.3 \
 	    $(MLINKS:%=$(DESTDIR)$(MANDIR)/man3/%) \
 	    $(DESTDIR)$(MANDIR)/man7/libprocdesc.7
+	rm -f $(DESTDIR)$(INCLUDEDIR)/procdesc-overlay/spawn.h \
+	    $(DESTDIR)$(PKGCONFIGDIR)/libprocdesc-overlay.pc \
+	    $(DESTDIR)$(MANDIR)/man3/posix_spawnattr_setprocdescp_np.3 \
+	    $(DESTDIR)$(MANDIR)/man3/posix_spawnattr_getprocdescp_np.3
+	rmdir $(DESTDIR)$(INCLUDEDIR)/procdesc-overlay 2>/dev/null || :
 
 clean: clean-extra
 	rm -rf $(O) $(TEST_PROGS) tests/nokernel_helper tests/kernels/probe examples/demo libprocdesc.pc tests/results

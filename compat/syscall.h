@@ -180,4 +180,23 @@ sys_exit_group(int _code)
 		syscall(SYS_exit_group, _code);
 }
 
+/*
+ * setresuid(2) and setresgid(2) for this process alone: glibc's wrappers
+ * also signal every thread glibc lists, and a posix_spawn child (a copy of
+ * its parent's memory, lib/spawn.c) still lists the parent's threads.
+ */
+static inline int
+sys_setresuid(uid_t _r, uid_t _e, uid_t _s)
+{
+
+	return ((int)syscall(SYS_setresuid, _r, _e, _s));
+}
+
+static inline int
+sys_setresgid(gid_t _r, gid_t _e, gid_t _s)
+{
+
+	return ((int)syscall(SYS_setresgid, _r, _e, _s));
+}
+
 #endif /* !_PROCDESC_SYSCALL_H_ */

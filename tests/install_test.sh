@@ -103,12 +103,14 @@ t_expected_layout()
 	v=$(t_version)
 	cat <<EOF
 usr/local/include/capsicum_helpers.h
+usr/local/include/procdesc-overlay/spawn.h
 usr/local/include/sys/capsicum.h
 usr/local/include/sys/procdesc.h
 usr/local/lib/libprocdesc.a
 usr/local/lib/libprocdesc.so -> libprocdesc.so.0
 usr/local/lib/libprocdesc.so.0 -> libprocdesc.so.$v
 usr/local/lib/libprocdesc.so.$v
+usr/local/lib/pkgconfig/libprocdesc-overlay.pc
 usr/local/lib/pkgconfig/libprocdesc.pc
 usr/local/libexec/procdesc-guardian
 usr/local/share/man/man3/pddupfd.3 -> pdfork.3
@@ -118,6 +120,8 @@ usr/local/share/man/man3/pdkill.3 -> pdfork.3
 usr/local/share/man/man3/pdopenpid.3 -> pdfork.3
 usr/local/share/man/man3/pdrfork.3 -> pdfork.3
 usr/local/share/man/man3/pdwait.3 -> pdfork.3
+usr/local/share/man/man3/posix_spawnattr_getprocdescp_np.3 -> posix_spawnattr_setprocdescp_np.3
+usr/local/share/man/man3/posix_spawnattr_setprocdescp_np.3
 usr/local/share/man/man7/libprocdesc.7
 EOF
 }
@@ -158,6 +162,9 @@ layout_body()
 	    usr/local/include/capsicum_helpers.h \
 	    usr/local/lib/libprocdesc.a \
 	    usr/local/lib/pkgconfig/libprocdesc.pc \
+	    usr/local/include/procdesc-overlay/spawn.h \
+	    usr/local/lib/pkgconfig/libprocdesc-overlay.pc \
+	    usr/local/share/man/man3/posix_spawnattr_setprocdescp_np.3 \
 	    usr/local/share/man/man3/pdfork.3 \
 	    usr/local/share/man/man7/libprocdesc.7; do
 		atf_check -o inline:"644\n" stat -c %a "$ROOT/$f"
@@ -295,8 +302,8 @@ atf_test_case abi
 abi_head()
 {
 	atf_set descr "libprocdesc.so exports exactly the names of" \
-	    "lib/libprocdesc.map at LIBPROCDESC_1.0; libprocdesc.a adds" \
-	    "only procdesc_ names"
+	    "lib/libprocdesc.map, each at its version node; libprocdesc.a" \
+	    "adds only procdesc_ names"
 }
 abi_body()
 {
@@ -310,18 +317,22 @@ abi_body()
 		atf_skip "a debug build (make DEBUG=1) exports the tests'" \
 		    "registry count too"
 	fi
-	node=$(sed -n 's/^\([A-Za-z0-9_.]*\)[[:space:]]*{.*/\1/p' "$map")
-	atf_check -o inline:"LIBPROCDESC_1.0\n" echo "$node"
-	sed -n '/global:/,/local:/s/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);.*/\1/p' \
-	    "$map" | sort >names
-	atf_check -o inline:"7\n" sh -c 'grep -c "^pd" names'
-	atf_check -o inline:"7\n" sh -c 'wc -l <names'
-
-	# The version node itself shows up as an absolute symbol.
-	{
-		echo "A $node"
-		sed "s/.*/T &@@$node/" names
-	} | sort >expected
+	# Every name at its node; a version node itself shows up as an
+	# absolute symbol.
+	awk '/^[A-Za-z0-9_.]+[[:space:]]*{/ { node = $1; print "A " node }
+	    /global:/ { g = 1; next }
+	    /local:|^}/ { g = 0 }
+	    g && /^[[:space:]]*[A-Za-z_][A-Za-z0-9_]*;/ {
+		sub(/^[[:space:]]*/, ""); sub(/;.*/, "")
+		print "T " $0 "@@" node }' "$map" | sort >expected
+	atf_check -o inline:"LIBPROCDESC_1.0\nLIBPROCDESC_1.1\n" \
+	    sed -n 's/^A //p' expected
+	atf_check -o inline:"7\n" grep -c '^T pd[a-z]*@@LIBPROCDESC_1\.0$' \
+	    expected
+	atf_check -o inline:"27\n" grep -c \
+	    '^T procdesc_posix_spawn[a-z0-9_]*@@LIBPROCDESC_1\.1$' expected
+	atf_check -o inline:"36\n" sh -c 'wc -l <expected'
+	sed -n 's/^T \(.*\)@@.*/\1/p' expected | sort >names
 	nm -D --defined-only "$top/obj/libprocdesc.so" >nm.out ||
 	    atf_fail "nm -D failed"
 	awk 'NF == 3 { print $2, $3 }' nm.out | sort >actual
