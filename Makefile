@@ -8,6 +8,9 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address|thread  build with a sanitizer
 #   make DEBUG=1       lock assertions; the tests count registry entries
+#
+# A changed PREFIX, LIBDIR, LIBEXECDIR, CC, CFLAGS... rebuilds everything
+# (obj/config.mk); a changed header what includes it (-MMD -MP).
 
 VERSION=	0.1.0
 SOVERSION=	0
@@ -59,6 +62,8 @@ SHLIB=		$(O)/libprocdesc.so.$(VERSION)
 STLIB=		$(O)/libprocdesc.a
 GUARDIAN=	$(O)/procdesc-guardian
 GUARDIAN_PATH=	$(LIBEXECDIR)/procdesc-guardian
+GUARDIAN_DEFS=	-DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"'
+PC=		$(O)/libprocdesc.pc
 MLINKS=		pdgetpid.3 pdkill.3 pdwait.3 pdrfork.3 pdopenpid.3 pddupfd.3
 
 # Every tests/*_test.c is an ATF-C program, every tests/*_test.sh atf-sh.
@@ -67,23 +72,36 @@ TEST_PROGS=	$(patsubst %.c,%,$(wildcard tests/*_test.c)) \
 TEST_CFLAGS=	$(shell pkg-config --cflags atf-c 2>/dev/null)
 TEST_LIBS=	$(shell pkg-config --libs atf-c 2>/dev/null)
 
-all: $(SHLIB) $(O)/libprocdesc.so $(STLIB) $(GUARDIAN) libprocdesc.pc
+all: $(SHLIB) $(O)/libprocdesc.so $(STLIB) $(GUARDIAN) $(PC)
 
 # Header dependencies come from the compiler (-MMD -MP), not by hand.
 DEPFLAGS=	-MMD -MP
 
-$(O)/pic/%.o: lib/%.c
+# The configuration stamp: everything built depends on it, and it is
+# rewritten only when one of these values changed since the last build.
+CONFIG=		$(O)/config.mk
+CONFIG_VARS=	CC CPPFLAGS ALL_CFLAGS LDFLAGS LIB_MAPS PREFIX LIBDIR INCLUDEDIR \
+		LIBEXECDIR VERSION
+$(CONFIG): FORCE
+	$(shell mkdir -p $(@D))$(file >$@.new) \
+	    $(foreach v,$(CONFIG_VARS),$(file >>$@.new,$(v)=$($(v))))
+	@if cmp -s $@.new $@; then rm -f $@.new; else \
+	    [ ! -f $@ ] || echo "$@: configuration changed, rebuilding"; \
+	    mv -f $@.new $@; fi
+FORCE:
+
+$(O)/pic/%.o: lib/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden \
-	    -DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"' -c -o $@ $<
+	    $(GUARDIAN_DEFS) -c -o $@ $<
 
-$(O)/static/%.o: lib/%.c
+$(O)/static/%.o: lib/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fvisibility=hidden \
-	    -DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"' -c -o $@ $<
+	    $(GUARDIAN_DEFS) -c -o $@ $<
 
 $(SHLIB): $(LIB_OBJS) $(LIB_MAPS)
-	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) \
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
 	    $(LIB_MAPS:%=-Wl,--version-script,%) -Wl,-z,defs \
 	    -o $@ $(LIB_OBJS) -pthread
 
@@ -97,38 +115,44 @@ $(STLIB): $(LIB_AOBJS)
 
 # The guardian program shares descriptor.c with the library.
 GUARDIAN_OBJS=	$(O)/guardian/guardian.o $(O)/guardian/descriptor.o
-$(O)/guardian/%.o: lib/guardian/%.c
+$(O)/guardian/%.o: lib/guardian/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
-$(O)/guardian/%.o: lib/%.c
+$(O)/guardian/%.o: lib/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 $(GUARDIAN): $(GUARDIAN_OBJS)
-	$(CC) $(ALL_CFLAGS) -o $@ $(GUARDIAN_OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(GUARDIAN_OBJS)
 
 -include $(wildcard $(O)/*/*.d)
 
-libprocdesc.pc: libprocdesc.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	    libprocdesc.pc.in > $@
+# Directories under PREFIX are written as ${prefix}/..., so that
+# pkg-config --define-prefix works in a moved tree.
+pc_rel=		$(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+$(PC): libprocdesc.pc.in Makefile $(CONFIG)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' \
+	    -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|g' \
+	    -e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|g' \
+	    -e 's|@LIBEXECDIR@|$(call pc_rel,$(LIBEXECDIR))|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' libprocdesc.pc.in > $@
 
 # Tests link the build tree's shared library and find its guardian
 # through LIBPROCDESC_GUARDIAN, which testutil sets.
 T_DEFS=		-DT_GUARDIAN='"$(abspath $(GUARDIAN))"'
 tests/%_test: tests/%_test.c tests/testutil.c tests/testutil.h $(SHLIB) \
-    $(O)/libprocdesc.so $(GUARDIAN)
+    $(O)/libprocdesc.so $(GUARDIAN) $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(T_DEFS) -Icompat/include \
 	    $(TEST_CFLAGS) -o $@ $< tests/testutil.c -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
 
 # Run by api_test under seccomp: not a test program of its own.
-tests/nokernel_helper: tests/nokernel_helper.c $(SHLIB) $(O)/libprocdesc.so
+tests/nokernel_helper: tests/nokernel_helper.c $(SHLIB) $(O)/libprocdesc.so \
+    $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
 
 tests/capsicum_test: tests/capsicum_test.c compat/include/sys/capsicum.h \
-    compat/include/capsicum_helpers.h
+    compat/include/capsicum_helpers.h $(CONFIG)
 	$(CC) -D_GNU_SOURCE $(ALL_CFLAGS) -Icompat/include $(TEST_CFLAGS) \
 	    -o $@ $< $(TEST_LIBS)
 
@@ -140,7 +164,7 @@ tests: $(TEST_PROGS) tests/nokernel_helper
 
 # The kernel matrix (tests/kernels/run): its feature probe, and the run.
 tests/kernels/probe: tests/kernels/probe.c compat/syscall.h \
-    compat/linux_pidfd.h
+    compat/linux_pidfd.h $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $<
 
 check-kernels:
@@ -150,7 +174,8 @@ check-kernels:
 lint-man:
 	mandoc -Tlint -Wwarning man/pdfork.3 man/libprocdesc.7
 
-examples/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN)
+examples/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN) \
+    $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
 
@@ -177,7 +202,7 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprocdesc.so
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(GUARDIAN) $(DESTDIR)$(LIBEXECDIR)/
-	install -m 644 libprocdesc.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 644 compat/include/sys/capsicum.h $(DESTDIR)$(INCLUDEDIR)/sys/
 	install -m 644 compat/include/capsicum_helpers.h $(DESTDIR)$(INCLUDEDIR)/
@@ -199,7 +224,8 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man7/libprocdesc.7
 
 clean: clean-extra
-	rm -rf $(O) $(TEST_PROGS) tests/nokernel_helper tests/kernels/probe examples/demo libprocdesc.pc tests/results
+	rm -rf $(O) $(TEST_PROGS) tests/nokernel_helper tests/kernels/probe \
+	    examples/demo tests/results
 
 # Fragments owned by bench/ and examples/ (targets bench, examples,
 # clean-extra additions).
@@ -208,4 +234,4 @@ clean: clean-extra
 clean-extra::
 
 .PHONY: all tests demo check check-kernels install uninstall clean clean-extra \
-	deps-build deps-check lint-man
+	deps-build deps-check lint-man FORCE

@@ -6,9 +6,10 @@
 # Copyright (c) 2026 The libprocdesc authors.
 #
 # make install/uninstall into a DESTDIR, programs built against the staged
-# tree with nothing but pkg-config, and the ABI of the built libraries.
-# Everything is written into the case's work directory; only make itself
-# touches the source tree (obj/, libprocdesc.pc).
+# tree with nothing but pkg-config, the configuration stamp, and the ABI
+# of the built libraries.  Everything, make's objects too
+# (O=./obj), is written into the case's work directory: the source tree's
+# own build, of whatever configuration, is never touched.
 
 # The source tree: atf-sh programs run from tests/.
 t_top()
@@ -17,20 +18,21 @@ t_top()
 	(cd "$(atf_get_srcdir)/.." && pwd)
 }
 
-# Runs make in the source tree without an outer make's jobserver flags;
-# its output goes to make.out in the work directory.
+# Runs make on the source tree, building into ./obj, without an outer
+# make's jobserver flags; its output goes to make.out.
 t_make()
 {
 
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	    make -C "$(t_top)" --no-print-directory "$@" >make.out 2>&1 || {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$(t_top)" \
+	    --no-print-directory -j"$(nproc)" O="$PWD/obj" "$@" \
+	    >make.out 2>&1 || {
 		cat make.out >&2
 		atf_fail "make $* failed"
 	}
 }
 
-# A library built with a sanitizer exports its runtime's symbols and
-# needs its runtime at link time: the install checks do not apply.
+# These cases build their own plain copy of the library: under a
+# sanitizer build of the tree (CI's ASan run) they would test nothing new.
 t_no_sanitizer()
 {
 
@@ -275,6 +277,36 @@ EOF
 	atf_check -s exit:0 -o inline:"prog 42\n" -e empty ./prog
 }
 
+atf_test_case config_stamp
+config_stamp_head()
+{
+	atf_set descr "A changed PREFIX, LIBEXECDIR or CFLAGS rebuilds every" \
+	    "object; the same configuration again rebuilds nothing"
+}
+config_stamp_body()
+{
+
+	t_make all
+	n=$(find obj -name '*.o' | wc -l)
+	atf_check -o inline:"$n\n" grep -c -e ' -c -o ' make.out
+	t_make all PREFIX=/x
+	atf_check -o match:'configuration changed' cat make.out
+	atf_check -o inline:"$n\n" grep -c -e ' -c -o ' make.out
+	atf_check -o match:'^PREFIX=/x$' cat obj/config.mk
+	atf_check -o match:'/x/libexec/procdesc-guardian' \
+	    strings obj/libprocdesc.so obj/libprocdesc.a
+	atf_check -o match:'^prefix=/x$' cat obj/libprocdesc.pc
+	t_make all PREFIX=/x
+	atf_check -s exit:1 -o inline:"0\n" grep -c -e ' -c -o ' make.out
+	atf_check -s exit:1 grep -q 'configuration changed' make.out
+	t_make all PREFIX=/x CFLAGS=-O1
+	atf_check -o inline:"$n\n" grep -c -e ' -c -o ' make.out
+	t_make all PREFIX=/x CFLAGS=-O1 LIBEXECDIR=/y
+	atf_check -o inline:"$n\n" grep -c -e ' -c -o ' make.out
+	t_make all PREFIX=/x CFLAGS=-O1 LIBEXECDIR=/y
+	atf_check -s exit:1 -o inline:"0\n" grep -c -e ' -c -o ' make.out
+}
+
 atf_test_case uninstall
 uninstall_head()
 {
@@ -305,7 +337,7 @@ abi_body()
 	top=$(t_top)
 	map=$top/lib/libprocdesc.map
 	t_make all
-	if nm -D "$top/obj/libprocdesc.so" | grep -q procdesc_debug_entries
+	if nm -D obj/libprocdesc.so | grep -q procdesc_debug_entries
 	then
 		atf_skip "a debug build (make DEBUG=1) exports the tests'" \
 		    "registry count too"
@@ -322,12 +354,12 @@ abi_body()
 		echo "A $node"
 		sed "s/.*/T &@@$node/" names
 	} | sort >expected
-	nm -D --defined-only "$top/obj/libprocdesc.so" >nm.out ||
+	nm -D --defined-only obj/libprocdesc.so >nm.out ||
 	    atf_fail "nm -D failed"
 	awk 'NF == 3 { print $2, $3 }' nm.out | sort >actual
 	atf_check -s exit:0 -o empty diff -u expected actual
 
-	nm -g --defined-only "$top/obj/libprocdesc.a" >nm.a ||
+	nm -g --defined-only obj/libprocdesc.a >nm.a ||
 	    atf_fail "nm libprocdesc.a failed"
 	awk 'NF == 3 { print $3 }' nm.a | sort -u >global
 	atf_check -s exit:0 -o empty comm -23 names global
@@ -343,12 +375,11 @@ soname_head()
 soname_body()
 {
 
-	top=$(t_top)
 	t_make all
 	atf_check -s exit:0 -o match:'Library soname: \[libprocdesc\.so\.0\]$' \
-	    readelf -d "$top/obj/libprocdesc.so"
+	    readelf -d obj/libprocdesc.so
 	atf_check -s exit:0 -o inline:"libprocdesc.so.$(t_version)\n" \
-	    readlink "$top/obj/libprocdesc.so.0"
+	    readlink obj/libprocdesc.so.0
 }
 
 atf_init_test_cases()
@@ -358,6 +389,7 @@ atf_init_test_cases()
 	atf_add_test_case shared
 	atf_add_test_case static
 	atf_add_test_case overlay
+	atf_add_test_case config_stamp
 	atf_add_test_case uninstall
 	atf_add_test_case abi
 	atf_add_test_case soname
