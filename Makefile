@@ -34,7 +34,7 @@ ALL_CFLAGS=	-std=c11 $(WARNS) $(CFLAGS) $(SAN_CFLAGS)
 # last and win.  ASan: libatf-c itself leaks (atf_tc_get_md_vars).  TSan:
 # every pdfork child is the child of a multi-threaded fork (the watchdog
 # runs), and TSan kills such a child at its first pthread_create unless
-# told not to; the child may create threads (SPEC: as after fork()).
+# told not to; the child may create threads (as after fork()).
 ifeq ($(SANITIZE),address)
 SAN_CFLAGS=	-fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=undefined
