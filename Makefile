@@ -62,7 +62,14 @@ SHLIB=		$(O)/libprocdesc.so.$(VERSION)
 STLIB=		$(O)/libprocdesc.a
 GUARDIAN=	$(O)/procdesc-guardian
 GUARDIAN_PATH=	$(LIBEXECDIR)/procdesc-guardian
+# The shared library looks for the guardian first at LIBEXECDIR as seen
+# from LIBDIR, from wherever it was loaded (lib/guardian_client.c), then at
+# GUARDIAN_PATH.
+GUARDIAN_RELDIR:= $(shell realpath -m -s --relative-to='$(LIBDIR)' \
+		    '$(LIBEXECDIR)' 2>/dev/null)
 GUARDIAN_DEFS=	-DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"'
+PIC_DEFS=	$(GUARDIAN_DEFS) $(if $(GUARDIAN_RELDIR), \
+		-DPROCDESC_GUARDIAN_REL='"$(GUARDIAN_RELDIR)/procdesc-guardian"')
 PC=		$(O)/libprocdesc.pc
 MLINKS=		pdgetpid.3 pdkill.3 pdwait.3 pdrfork.3 pdopenpid.3 pddupfd.3
 
@@ -93,7 +100,7 @@ FORCE:
 $(O)/pic/%.o: lib/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden \
-	    $(GUARDIAN_DEFS) -c -o $@ $<
+	    $(PIC_DEFS) -c -o $@ $<
 
 $(O)/static/%.o: lib/%.c $(CONFIG)
 	@mkdir -p $(@D)
