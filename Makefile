@@ -8,6 +8,7 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address|thread  build with a sanitizer
 #   make DEBUG=1       lock assertions; the tests count registry entries
+#   make deb           Debian packages into obj/deb (tools/deb.sh)
 #
 # A changed PREFIX, LIBDIR, LIBEXECDIR, CC, CFLAGS... rebuilds everything
 # (obj/config.mk); a changed header what includes it (-MMD -MP).
@@ -192,6 +193,9 @@ deps-build:
 deps-check:
 	@sh tools/deps.sh check
 
+deps-deb:
+	@sh tools/deps.sh deb
+
 demo: deps-build
 	@$(MAKE) --no-print-directory examples/demo
 	LIBPROCDESC_GUARDIAN=$(abspath $(GUARDIAN)) ./examples/demo
@@ -199,6 +203,10 @@ demo: deps-build
 check: deps-check
 	@$(MAKE) --no-print-directory all tests lint-man
 	@$(SAN_ENV) sh tools/kyua-check.sh
+
+# Debian packages (debian/), built in a copy of the tree, into obj/deb.
+deb: deps-deb
+	@sh tools/deb.sh $(O)/deb
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/sys \
@@ -241,4 +249,4 @@ clean: clean-extra
 clean-extra::
 
 .PHONY: all tests demo check check-kernels install uninstall clean clean-extra \
-	deps-build deps-check lint-man FORCE
+	deps-build deps-check deps-deb deb lint-man FORCE
