@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages that "make demo" (build), "make check"
-# (check) or "make deb" (deb) needs, when they are missing.  Says what it
-# installs.
+# (check), "make deb" (deb) or CI's shellcheck step (lint) needs, when
+# they are missing.  Says what it installs.
 set -eu
 
 need=""
@@ -20,6 +20,9 @@ if [ "${1:-build}" = deb ]; then
 	command -v dpkg-buildpackage >/dev/null 2>&1 || need="$need dpkg-dev"
 	command -v dh >/dev/null 2>&1 || need="$need debhelper"
 	command -v lintian >/dev/null 2>&1 || need="$need lintian"
+fi
+if [ "${1:-build}" = lint ]; then
+	command -v shellcheck >/dev/null 2>&1 || need="$need shellcheck"
 fi
 [ -z "$need" ] && exit 0
 
