@@ -497,7 +497,7 @@ abi_head()
 {
 	atf_set descr "libprocdesc.so exports exactly the names of" \
 	    "lib/libprocdesc.map at LIBPROCDESC_1.0; libprocdesc.a adds" \
-	    "only procdesc_ names"
+	    "only procdesc_ names; debian/libprocdesc0.symbols lists them"
 }
 abi_body()
 {
@@ -534,6 +534,15 @@ abi_body()
 	atf_check -s exit:0 -o empty comm -23 names global
 	atf_check -s exit:1 -o empty sh -c \
 	    'comm -13 names global | grep -v "^procdesc_"'
+
+	# The Debian symbols file lists the same names and the node.
+	{
+		echo "$node@$node"
+		sed "s/.*/&@$node/" names
+	} | sort >expected.symbols
+	sed -n 's/^ \([^ ]*\) .*/\1/p' "$top/debian/libprocdesc0.symbols" |
+	    sort >actual.symbols
+	atf_check -s exit:0 -o empty diff -u expected.symbols actual.symbols
 }
 
 atf_test_case soname
