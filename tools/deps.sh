@@ -17,6 +17,9 @@ if [ "${1:-build}" = check ]; then
 	command -v mandoc >/dev/null 2>&1 || need="$need mandoc"
 fi
 if [ "${1:-build}" = deb ]; then
+	# dpkg-buildpackage checks for the package, not for a compiler.
+	dpkg-query -W -f='${Status}\n' build-essential 2>/dev/null |
+	    grep -q ' installed$' || need="$need build-essential"
 	command -v dpkg-buildpackage >/dev/null 2>&1 || need="$need dpkg-dev"
 	command -v dh >/dev/null 2>&1 || need="$need debhelper"
 	command -v lintian >/dev/null 2>&1 || need="$need lintian"
