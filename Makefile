@@ -8,6 +8,10 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address|thread  build with a sanitizer
 #   make DEBUG=1       lock assertions; the tests count registry entries
+#   make deb           Debian packages into obj/deb (tools/deb.sh)
+#
+# A changed PREFIX, LIBDIR, LIBEXECDIR, CC, CFLAGS... rebuilds everything
+# (obj/config.mk); a changed header what includes it (-MMD -MP).
 
 VERSION=	0.1.0
 SOVERSION=	0
@@ -31,7 +35,7 @@ ALL_CFLAGS=	-std=c11 $(WARNS) $(CFLAGS) $(SAN_CFLAGS)
 # last and win.  ASan: libatf-c itself leaks (atf_tc_get_md_vars).  TSan:
 # every pdfork child is the child of a multi-threaded fork (the watchdog
 # runs), and TSan kills such a child at its first pthread_create unless
-# told not to; the child may create threads (SPEC: as after fork()).
+# told not to; the child may create threads (as after fork()).
 ifeq ($(SANITIZE),address)
 SAN_CFLAGS=	-fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=undefined
@@ -60,6 +64,15 @@ SHLIB=		$(O)/libprocdesc.so.$(VERSION)
 STLIB=		$(O)/libprocdesc.a
 GUARDIAN=	$(O)/procdesc-guardian
 GUARDIAN_PATH=	$(LIBEXECDIR)/procdesc-guardian
+# The shared library looks for the guardian first at LIBEXECDIR as seen
+# from LIBDIR, from wherever it was loaded (lib/guardian_client.c), then at
+# GUARDIAN_PATH.
+GUARDIAN_RELDIR:= $(shell realpath -m -s --relative-to='$(LIBDIR)' \
+		    '$(LIBEXECDIR)' 2>/dev/null)
+GUARDIAN_DEFS=	-DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"'
+PIC_DEFS=	$(GUARDIAN_DEFS) $(if $(GUARDIAN_RELDIR), \
+		-DPROCDESC_GUARDIAN_REL='"$(GUARDIAN_RELDIR)/procdesc-guardian"')
+PC=		$(O)/libprocdesc.pc
 MLINKS=		pdgetpid.3 pdkill.3 pdwait.3 pdrfork.3 pdopenpid.3 pddupfd.3
 
 # Every tests/*_test.c is an ATF-C program, every tests/*_test.sh atf-sh.
@@ -68,23 +81,36 @@ TEST_PROGS=	$(patsubst %.c,%,$(wildcard tests/*_test.c)) \
 TEST_CFLAGS=	$(shell pkg-config --cflags atf-c 2>/dev/null)
 TEST_LIBS=	$(shell pkg-config --libs atf-c 2>/dev/null)
 
-all: $(SHLIB) $(O)/libprocdesc.so $(STLIB) $(GUARDIAN) libprocdesc.pc
+all: $(SHLIB) $(O)/libprocdesc.so $(STLIB) $(GUARDIAN) $(PC)
 
 # Header dependencies come from the compiler (-MMD -MP), not by hand.
 DEPFLAGS=	-MMD -MP
 
-$(O)/pic/%.o: lib/%.c
+# The configuration stamp: everything built depends on it, and it is
+# rewritten only when one of these values changed since the last build.
+CONFIG=		$(O)/config.mk
+CONFIG_VARS=	CC CPPFLAGS ALL_CFLAGS LDFLAGS LIB_MAPS PREFIX LIBDIR INCLUDEDIR \
+		LIBEXECDIR VERSION
+$(CONFIG): FORCE
+	$(shell mkdir -p $(@D))$(file >$@.new) \
+	    $(foreach v,$(CONFIG_VARS),$(file >>$@.new,$(v)=$($(v))))
+	@if cmp -s $@.new $@; then rm -f $@.new; else \
+	    [ ! -f $@ ] || echo "$@: configuration changed, rebuilding"; \
+	    mv -f $@.new $@; fi
+FORCE:
+
+$(O)/pic/%.o: lib/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden \
-	    -DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"' -c -o $@ $<
+	    $(PIC_DEFS) -c -o $@ $<
 
-$(O)/static/%.o: lib/%.c
+$(O)/static/%.o: lib/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fvisibility=hidden \
-	    -DPROCDESC_GUARDIAN_PATH='"$(GUARDIAN_PATH)"' -c -o $@ $<
+	    $(GUARDIAN_DEFS) -c -o $@ $<
 
 $(SHLIB): $(LIB_OBJS) $(LIB_MAPS)
-	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) \
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
 	    $(LIB_MAPS:%=-Wl,--version-script,%) -Wl,-z,defs \
 	    -o $@ $(LIB_OBJS) -pthread
 
@@ -98,43 +124,43 @@ $(STLIB): $(LIB_AOBJS)
 
 # The guardian program shares descriptor.c with the library.
 GUARDIAN_OBJS=	$(O)/guardian/guardian.o $(O)/guardian/descriptor.o
-$(O)/guardian/%.o: lib/guardian/%.c
+$(O)/guardian/%.o: lib/guardian/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
-$(O)/guardian/%.o: lib/%.c
+$(O)/guardian/%.o: lib/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 $(GUARDIAN): $(GUARDIAN_OBJS)
-	$(CC) $(ALL_CFLAGS) -o $@ $(GUARDIAN_OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(GUARDIAN_OBJS)
 
 -include $(wildcard $(O)/*/*.d)
 
-libprocdesc.pc: libprocdesc.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	    libprocdesc.pc.in > $@
-
-# The <spawn.h> overlay (include/procdesc-overlay): a .pc of its own, as
-# libbsd-overlay's, since its header replaces the system's.
-all: libprocdesc-overlay.pc
-libprocdesc-overlay.pc: libprocdesc-overlay.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	    libprocdesc-overlay.pc.in > $@
-clean-extra::
-	rm -f libprocdesc-overlay.pc
+# Directories under PREFIX are written as ${prefix}/..., so that
+# pkg-config --define-prefix works in a moved tree.  The <spawn.h>
+# overlay (include/procdesc-overlay) has a .pc of its own, as
+# libbsd-overlay has, since its header replaces the system's.
+pc_rel=		$(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+PC_OVERLAY=	$(O)/libprocdesc-overlay.pc
+all: $(PC_OVERLAY)
+$(PC) $(PC_OVERLAY): $(O)/%.pc: %.pc.in Makefile $(CONFIG)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' \
+	    -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|g' \
+	    -e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|g' \
+	    -e 's|@LIBEXECDIR@|$(call pc_rel,$(LIBEXECDIR))|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 # Tests link the build tree's shared library and find its guardian
 # through LIBPROCDESC_GUARDIAN, which testutil sets.
 T_DEFS=		-DT_GUARDIAN='"$(abspath $(GUARDIAN))"'
 tests/%_test: tests/%_test.c tests/testutil.c tests/testutil.h $(SHLIB) \
-    $(O)/libprocdesc.so $(GUARDIAN)
+    $(O)/libprocdesc.so $(GUARDIAN) $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(T_DEFS) -Icompat/include \
 	    $(TEST_CFLAGS) -o $@ $< tests/testutil.c -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
 
 # Run by api_test under seccomp: not a test program of its own.
-tests/nokernel_helper: tests/nokernel_helper.c $(SHLIB) $(O)/libprocdesc.so
+tests/nokernel_helper: tests/nokernel_helper.c $(SHLIB) $(O)/libprocdesc.so \
+    $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
 
@@ -146,7 +172,7 @@ tests/spawn_test: tests/spawn_test.c tests/testutil.c tests/testutil.h \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
 
 tests/capsicum_test: tests/capsicum_test.c compat/include/sys/capsicum.h \
-    compat/include/capsicum_helpers.h
+    compat/include/capsicum_helpers.h $(CONFIG)
 	$(CC) -D_GNU_SOURCE $(ALL_CFLAGS) -Icompat/include $(TEST_CFLAGS) \
 	    -o $@ $< $(TEST_LIBS)
 
@@ -158,7 +184,7 @@ tests: $(TEST_PROGS) tests/nokernel_helper
 
 # The kernel matrix (tests/kernels/run): its feature probe, and the run.
 tests/kernels/probe: tests/kernels/probe.c compat/syscall.h \
-    compat/linux_pidfd.h
+    compat/linux_pidfd.h $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $<
 
 check-kernels:
@@ -169,7 +195,8 @@ lint-man:
 	mandoc -Tlint -Wwarning man/pdfork.3 man/libprocdesc.7
 	mandoc -Tlint -Wwarning man/posix_spawnattr_setprocdescp_np.3
 
-examples/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN)
+examples/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN) \
+    $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
 
@@ -179,6 +206,9 @@ deps-build:
 deps-check:
 	@sh tools/deps.sh check
 
+deps-deb:
+	@sh tools/deps.sh deb
+
 demo: deps-build
 	@$(MAKE) --no-print-directory examples/demo
 	LIBPROCDESC_GUARDIAN=$(abspath $(GUARDIAN)) ./examples/demo
@@ -186,6 +216,10 @@ demo: deps-build
 check: deps-check
 	@$(MAKE) --no-print-directory all tests lint-man
 	@$(SAN_ENV) sh tools/kyua-check.sh
+
+# Debian packages (debian/), built in a copy of the tree, into obj/deb.
+deb: deps-deb
+	@sh tools/deb.sh $(O)/deb
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/sys \
@@ -196,7 +230,7 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprocdesc.so
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(GUARDIAN) $(DESTDIR)$(LIBEXECDIR)/
-	install -m 644 libprocdesc.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 644 compat/include/sys/capsicum.h $(DESTDIR)$(INCLUDEDIR)/sys/
 	install -m 644 compat/include/capsicum_helpers.h $(DESTDIR)$(INCLUDEDIR)/
@@ -206,7 +240,7 @@ install: all
 	install -d $(DESTDIR)$(INCLUDEDIR)/procdesc-overlay
 	install -m 644 include/procdesc-overlay/spawn.h \
 	    $(DESTDIR)$(INCLUDEDIR)/procdesc-overlay/
-	install -m 644 libprocdesc-overlay.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(PC_OVERLAY) $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 644 man/posix_spawnattr_setprocdescp_np.3 \
 	    $(DESTDIR)$(MANDIR)/man3/
 	ln -sf posix_spawnattr_setprocdescp_np.3 \
@@ -231,7 +265,8 @@ uninstall:
 	rmdir $(DESTDIR)$(INCLUDEDIR)/procdesc-overlay 2>/dev/null || :
 
 clean: clean-extra
-	rm -rf $(O) $(TEST_PROGS) tests/nokernel_helper tests/kernels/probe examples/demo libprocdesc.pc tests/results
+	rm -rf $(O) $(TEST_PROGS) tests/nokernel_helper tests/kernels/probe \
+	    examples/demo tests/results
 
 # Fragments owned by bench/ and examples/ (targets bench, examples,
 # clean-extra additions).
@@ -240,4 +275,4 @@ clean: clean-extra
 clean-extra::
 
 .PHONY: all tests demo check check-kernels install uninstall clean clean-extra \
-	deps-build deps-check lint-man
+	deps-build deps-check deps-deb deb lint-man FORCE

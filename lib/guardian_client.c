@@ -31,8 +31,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -72,6 +74,60 @@ static bool gd_starting;		/* (l) A guardian is being started. */
 static pthread_cond_t gd_cv = PTHREAD_COND_INITIALIZER; /* Start over. */
 /* The sockets of the guardian being started, for a fork's child. */
 static _Atomic int gd_start_fds[2] = { -1, -1 };
+
+/*
+ * Where the guardian is.  LIBPROCDESC_GUARDIAN first (not in set-uid
+ * programs).  Then the guardian of the tree this libprocdesc.so was
+ * loaded from, PROCDESC_GUARDIAN_REL (LIBEXECDIR as seen from LIBDIR) from
+ * the library's own directory: so a tree installed with DESTDIR and used
+ * where it was staged, a tree moved elsewhere, and a distribution's
+ * LIBEXECDIR all work with the library they came with.  Then the
+ * configured PROCDESC_GUARDIAN_PATH, the only choice of the static
+ * library (a static program has no libprocdesc.so to start from; the
+ * Makefile defines PROCDESC_GUARDIAN_REL for the shared one only).
+ *
+ * The directory is worked out once, when the library is loaded: the
+ * loader's working directory is the one a relative name of the library
+ * means, and dladdr(3) (the loader's lock) and realpath(3) (which may
+ * allocate) are not for a pdfork called from a signal handler.  Symbolic
+ * links are followed to the real file, whose tree the guardian belongs to.
+ * The loader itself picked the library, so a set-uid program's guardian is
+ * still one of a trusted directory.
+ */
+static char gd_rel_path[PATH_MAX];
+
+#ifdef PROCDESC_GUARDIAN_REL
+static void __attribute__((constructor))
+gd_rel_init(void)
+{
+	char lib[PATH_MAX], *slash;
+	Dl_info dli;
+	int n;
+
+	if (dladdr((void *)gd_rel_init, &dli) == 0 || dli.dli_fname == NULL ||
+	    realpath(dli.dli_fname, lib) == NULL ||
+	    (slash = strrchr(lib, '/')) == NULL)
+		return;
+	*slash = '\0';
+	n = snprintf(gd_rel_path, sizeof(gd_rel_path), "%s/%s", lib,
+	    PROCDESC_GUARDIAN_REL);
+	if (n < 0 || (size_t)n >= sizeof(gd_rel_path))
+		gd_rel_path[0] = '\0';
+}
+#endif
+
+static const char *
+gd_path(void)
+{
+	const char *path;
+
+	if ((path = secure_getenv(GD_ENV)) != NULL && *path != '\0')
+		return (path);
+	if (gd_rel_path[0] != '\0' &&
+	    faccessat(AT_FDCWD, gd_rel_path, F_OK, AT_EACCESS) == 0)
+		return (gd_rel_path);
+	return (PROCDESC_GUARDIAN_PATH);
+}
 
 static bool
 gd_ok(const struct gd *g)
@@ -198,8 +254,7 @@ gd_spawn(struct gd *g)
 	int sv[2], error, nullfd, pidfd;
 	long pid;
 
-	if ((path = secure_getenv(GD_ENV)) == NULL || *path == '\0')
-		path = PROCDESC_GUARDIAN_PATH;
+	path = gd_path();
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
 		return (errno);
 	atomic_store(&gd_start_fds[0], sv[0]);

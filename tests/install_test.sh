@@ -5,10 +5,12 @@
 #
 # Copyright (c) 2026 The libprocdesc authors.
 #
-# make install/uninstall into a DESTDIR, programs built against the staged
-# tree with nothing but pkg-config, and the ABI of the built libraries.
-# Everything is written into the case's work directory; only make itself
-# touches the source tree (obj/, libprocdesc.pc).
+# make install/uninstall into a DESTDIR or a PREFIX, programs built
+# against the installed tree with nothing but pkg-config, the guardian
+# found beside a staged or moved library, the configuration stamp, and
+# the ABI of the built libraries.  Everything, make's objects too
+# (O=./obj), is written into the case's work directory: the source tree's
+# own build, of whatever configuration, is never touched.
 
 # The source tree: atf-sh programs run from tests/.
 t_top()
@@ -17,20 +19,21 @@ t_top()
 	(cd "$(atf_get_srcdir)/.." && pwd)
 }
 
-# Runs make in the source tree without an outer make's jobserver flags;
-# its output goes to make.out in the work directory.
+# Runs make on the source tree, building into ./obj, without an outer
+# make's jobserver flags; its output goes to make.out.
 t_make()
 {
 
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	    make -C "$(t_top)" --no-print-directory "$@" >make.out 2>&1 || {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$(t_top)" \
+	    --no-print-directory -j"$(nproc)" O="$PWD/obj" "$@" \
+	    >make.out 2>&1 || {
 		cat make.out >&2
 		atf_fail "make $* failed"
 	}
 }
 
-# A library built with a sanitizer exports its runtime's symbols and
-# needs its runtime at link time: the install checks do not apply.
+# These cases build their own plain copy of the library: under a
+# sanitizer build of the tree (CI's ASan run) they would test nothing new.
 t_no_sanitizer()
 {
 
@@ -94,6 +97,63 @@ main(void)
 	return (0);
 }
 EOF
+}
+
+# A user's program that needs its guardian for all it does: a child's
+# exit status through pdwait, then a child killed by the close of its
+# descriptor (the child's end of a pipe closes when it dies).  Prints
+# "42 killed".
+t_write_guardian_prog()
+{
+
+	cat >prog.c <<'EOF'
+#include <sys/procdesc.h>
+#include <sys/wait.h>
+#include <err.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int
+main(void)
+{
+	char c;
+	int fd, p[2], status;
+	pid_t pid;
+
+	if ((pid = pdfork(&fd, 0)) == -1)
+		err(1, "pdfork");
+	if (pid == 0)
+		_exit(42);
+	if (pdwait(fd, &status, WEXITED, NULL, NULL) == -1)
+		err(1, "pdwait");
+	(void)close(fd);
+	if (pipe(p) == -1)
+		err(1, "pipe");
+	if ((pid = pdfork(&fd, 0)) == -1)
+		err(1, "pdfork");
+	if (pid == 0) {
+		(void)close(p[0]);
+		for (;;)
+			pause();
+	}
+	(void)close(p[1]);
+	(void)close(fd);
+	(void)alarm(10);
+	if (read(p[0], &c, 1) != 0)
+		errx(1, "the child outlived its descriptor");
+	printf("%d killed\n", WEXITSTATUS(status));
+	return (0);
+}
+EOF
+}
+
+# Runs a program through env(1) with the arguments given, but never with
+# LIBPROCDESC_GUARDIAN: the library has to find its guardian itself.
+t_run_noenv()
+{
+
+	atf_check -s exit:0 -o inline:"42 killed\n" -e empty \
+	    env -u LIBPROCDESC_GUARDIAN "$@"
 }
 
 # The files install writes, with "-> target" for symbolic links.
@@ -282,6 +342,147 @@ EOF
 	atf_check -s exit:0 -o inline:"prog 42\n" -e empty ./prog
 }
 
+atf_test_case config_stamp
+config_stamp_head()
+{
+	atf_set descr "A changed PREFIX, LIBEXECDIR or CFLAGS rebuilds every" \
+	    "object; the same configuration again rebuilds nothing"
+}
+config_stamp_body()
+{
+
+	t_make all
+	n=$(find obj -name '*.o' | wc -l)
+	atf_check -o inline:"$n\n" grep -c -e ' -c -o ' make.out
+	t_make all PREFIX=/x
+	atf_check -o match:'configuration changed' cat make.out
+	atf_check -o inline:"$n\n" grep -c -e ' -c -o ' make.out
+	atf_check -o match:'^PREFIX=/x$' cat obj/config.mk
+	atf_check -o match:'/x/libexec/procdesc-guardian' \
+	    strings obj/libprocdesc.so obj/libprocdesc.a
+	atf_check -o match:'^prefix=/x$' cat obj/libprocdesc.pc
+	t_make all PREFIX=/x
+	atf_check -s exit:1 -o inline:"0\n" grep -c -e ' -c -o ' make.out
+	atf_check -s exit:1 grep -q 'configuration changed' make.out
+	t_make all PREFIX=/x CFLAGS=-O1
+	atf_check -o inline:"$n\n" grep -c -e ' -c -o ' make.out
+	t_make all PREFIX=/x CFLAGS=-O1 LIBEXECDIR=/y
+	atf_check -o inline:"$n\n" grep -c -e ' -c -o ' make.out
+	t_make all PREFIX=/x CFLAGS=-O1 LIBEXECDIR=/y
+	atf_check -s exit:1 -o inline:"0\n" grep -c -e ' -c -o ' make.out
+}
+
+atf_test_case prefix
+prefix_head()
+{
+	atf_set descr "make install PREFIX=dir after a default build: a" \
+	    "program built with pkg-config finds the guardian without" \
+	    "LIBPROCDESC_GUARDIAN"
+}
+prefix_body()
+{
+	t_no_sanitizer
+
+	opt=$PWD/opt
+	t_make all
+	t_make install PREFIX="$opt" DESTDIR=
+	atf_check -o match:'configuration changed' cat make.out
+	atf_check -o match:"^$opt/libexec/procdesc-guardian\$" \
+	    strings "$opt/lib/libprocdesc.so.$(t_version)"
+	t_write_guardian_prog
+	flags=$(PKG_CONFIG_PATH=$opt/lib/pkgconfig \
+	    pkg-config --cflags --libs libprocdesc) ||
+	    atf_fail "pkg-config libprocdesc failed"
+	# shellcheck disable=SC2086
+	atf_check -s exit:0 -o empty -e empty cc -Wall -Werror -o prog \
+	    prog.c $flags -Wl,-rpath,"$opt/lib"
+	atf_check -s exit:0 -o match:"libprocdesc\.so\.0 => $opt/lib/" \
+	    ldd ./prog
+	t_run_noenv ./prog
+}
+
+atf_test_case moved
+moved_head()
+{
+	atf_set descr "An installed tree moved elsewhere, or reached" \
+	    "through a symbolic link to its library, still finds its" \
+	    "guardian; without the guardian pdfork fails with ENOENT"
+}
+moved_body()
+{
+	t_no_sanitizer
+
+	t_make install PREFIX="$PWD/opt" DESTDIR=
+	t_write_guardian_prog
+	# A relocatable program: flags from the tree's own place, and a
+	# run path relative to the program.
+	flags=$(PKG_CONFIG_PATH=$PWD/opt/lib/pkgconfig \
+	    pkg-config --define-prefix --cflags --libs libprocdesc) ||
+	    atf_fail "pkg-config libprocdesc failed"
+	mkdir opt/bin
+	# shellcheck disable=SC2016,SC2086
+	atf_check -s exit:0 -o empty -e empty cc -Wall -Werror \
+	    -o opt/bin/prog prog.c $flags -Wl,-rpath,'$ORIGIN/../lib'
+	t_run_noenv opt/bin/prog
+
+	# The path built in is gone: only the tree's own guardian is left.
+	mv opt moved
+	atf_check -s exit:0 -o match:"libprocdesc\.so\.0 => $PWD/moved/" \
+	    ldd moved/bin/prog
+	t_run_noenv moved/bin/prog
+	atf_check -s exit:0 \
+	    -o inline:"-I$PWD/moved/include -L$PWD/moved/lib -lprocdesc \n" \
+	    env PKG_CONFIG_PATH="$PWD/moved/lib/pkgconfig" \
+	    pkg-config --define-prefix --cflags --libs libprocdesc
+
+	# A link to the library elsewhere: the real file's tree counts.
+	mkdir elsewhere
+	ln -s "$PWD/moved/lib/libprocdesc.so.0" elsewhere/
+	atf_check -s exit:0 -o match:"libprocdesc\.so\.0 => $PWD/elsewhere/" \
+	    env LD_LIBRARY_PATH="$PWD/elsewhere" ldd moved/bin/prog
+	t_run_noenv LD_LIBRARY_PATH="$PWD/elsewhere" moved/bin/prog
+
+	# pdfork(3): ENOENT when the guardian is not where it should be.
+	mv moved/libexec/procdesc-guardian moved/libexec/away
+	atf_check -s exit:1 -o empty \
+	    -e inline:"prog: pdfork: No such file or directory\n" \
+	    env -u LIBPROCDESC_GUARDIAN moved/bin/prog
+}
+
+atf_test_case destdir
+destdir_head()
+{
+	atf_set descr "A tree staged with DESTDIR in Debian's layout" \
+	    "(LIBEXECDIR under LIBDIR) runs where it was staged"
+}
+destdir_body()
+{
+	t_no_sanitizer
+
+	# The configured paths must not exist: only the staged tree can help.
+	p=/nonexistent/libprocdesc
+	[ ! -e "$p" ] || atf_skip "$p exists"
+	lib=$p/lib/triplet
+	ROOT=$PWD/root
+	t_make install DESTDIR="$ROOT" PREFIX="$p" LIBDIR="$lib" \
+	    LIBEXECDIR="$lib/libprocdesc0"
+	atf_check -s exit:0 test -x "$ROOT$lib/libprocdesc0/procdesc-guardian"
+	atf_check -s exit:0 -o match:'^libdir=\$\{prefix\}/lib/triplet$' \
+	    -o match:'^libexecdir=\$\{prefix\}/lib/triplet/libprocdesc0$' \
+	    cat "$ROOT$lib/pkgconfig/libprocdesc.pc"
+	atf_check -o match:'^libprocdesc0/procdesc-guardian$' \
+	    strings "$ROOT$lib/libprocdesc.so.$(t_version)"
+	t_write_guardian_prog
+	flags=$(PKG_CONFIG_SYSROOT_DIR=$ROOT \
+	    PKG_CONFIG_PATH=$ROOT$lib/pkgconfig \
+	    pkg-config --cflags --libs libprocdesc) ||
+	    atf_fail "pkg-config libprocdesc failed"
+	# shellcheck disable=SC2086
+	atf_check -s exit:0 -o empty -e empty cc -Wall -Werror -o prog \
+	    prog.c $flags
+	t_run_noenv LD_LIBRARY_PATH="$ROOT$lib" ./prog
+}
+
 atf_test_case uninstall
 uninstall_head()
 {
@@ -303,7 +504,7 @@ abi_head()
 {
 	atf_set descr "libprocdesc.so exports exactly the names of" \
 	    "lib/libprocdesc.map, each at its version node; libprocdesc.a" \
-	    "adds only procdesc_ names"
+	    "adds only procdesc_ names; debian/libprocdesc0.symbols lists them"
 }
 abi_body()
 {
@@ -312,7 +513,7 @@ abi_body()
 	top=$(t_top)
 	map=$top/lib/libprocdesc.map
 	t_make all
-	if nm -D "$top/obj/libprocdesc.so" | grep -q procdesc_debug_entries
+	if nm -D obj/libprocdesc.so | grep -q procdesc_debug_entries
 	then
 		atf_skip "a debug build (make DEBUG=1) exports the tests'" \
 		    "registry count too"
@@ -333,17 +534,24 @@ abi_body()
 	    '^T procdesc_posix_spawn[a-z0-9_]*@@LIBPROCDESC_1\.1$' expected
 	atf_check -o inline:"36\n" sh -c 'wc -l <expected'
 	sed -n 's/^T \(.*\)@@.*/\1/p' expected | sort >names
-	nm -D --defined-only "$top/obj/libprocdesc.so" >nm.out ||
+	nm -D --defined-only obj/libprocdesc.so >nm.out ||
 	    atf_fail "nm -D failed"
 	awk 'NF == 3 { print $2, $3 }' nm.out | sort >actual
 	atf_check -s exit:0 -o empty diff -u expected actual
 
-	nm -g --defined-only "$top/obj/libprocdesc.a" >nm.a ||
+	nm -g --defined-only obj/libprocdesc.a >nm.a ||
 	    atf_fail "nm libprocdesc.a failed"
 	awk 'NF == 3 { print $3 }' nm.a | sort -u >global
 	atf_check -s exit:0 -o empty comm -23 names global
 	atf_check -s exit:1 -o empty sh -c \
 	    'comm -13 names global | grep -v "^procdesc_"'
+
+	# The Debian symbols file lists the same names at the same nodes.
+	sed -e 's/^A \(.*\)/\1@\1/' -e 's/^T \(.*\)@@/\1@/' expected |
+	    sort >expected.symbols
+	sed -n 's/^ \([^ ]*\) .*/\1/p' "$top/debian/libprocdesc0.symbols" |
+	    sort >actual.symbols
+	atf_check -s exit:0 -o empty diff -u expected.symbols actual.symbols
 }
 
 atf_test_case soname
@@ -354,12 +562,11 @@ soname_head()
 soname_body()
 {
 
-	top=$(t_top)
 	t_make all
 	atf_check -s exit:0 -o match:'Library soname: \[libprocdesc\.so\.0\]$' \
-	    readelf -d "$top/obj/libprocdesc.so"
+	    readelf -d obj/libprocdesc.so
 	atf_check -s exit:0 -o inline:"libprocdesc.so.$(t_version)\n" \
-	    readlink "$top/obj/libprocdesc.so.0"
+	    readlink obj/libprocdesc.so.0
 }
 
 atf_init_test_cases()
@@ -369,6 +576,10 @@ atf_init_test_cases()
 	atf_add_test_case shared
 	atf_add_test_case static
 	atf_add_test_case overlay
+	atf_add_test_case config_stamp
+	atf_add_test_case prefix
+	atf_add_test_case moved
+	atf_add_test_case destdir
 	atf_add_test_case uninstall
 	atf_add_test_case abi
 	atf_add_test_case soname

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Install the Debian packages that "make demo" (build) or "make check"
-# (check) needs, when they are missing.  Says what it installs.
+# Install the Debian packages that "make demo" (build), "make check"
+# (check), "make deb" (deb) or CI's shellcheck step (lint) needs, when
+# they are missing.  Says what it installs.
 set -eu
 
 need=""
@@ -14,6 +15,17 @@ if [ "${1:-build}" = check ]; then
 	have_pc atf-c || need="$need libatf-dev"
 	have_pc libbsd-overlay || need="$need libbsd-dev"
 	command -v mandoc >/dev/null 2>&1 || need="$need mandoc"
+fi
+if [ "${1:-build}" = deb ]; then
+	# dpkg-buildpackage checks for the package, not for a compiler.
+	dpkg-query -W -f='${Status}\n' build-essential 2>/dev/null |
+	    grep -q ' installed$' || need="$need build-essential"
+	command -v dpkg-buildpackage >/dev/null 2>&1 || need="$need dpkg-dev"
+	command -v dh >/dev/null 2>&1 || need="$need debhelper"
+	command -v lintian >/dev/null 2>&1 || need="$need lintian"
+fi
+if [ "${1:-build}" = lint ]; then
+	command -v shellcheck >/dev/null 2>&1 || need="$need shellcheck"
 fi
 [ -z "$need" ] && exit 0
 
