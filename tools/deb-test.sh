@@ -109,6 +109,44 @@ if $installed; then
 		bad "cc \$(pkg-config --cflags --libs libprocdesc), run"
 	fi
 
+	# FreeBSD 15 code that spawns with a descriptor, through the overlay.
+	cat >"$tmp/spawn.c" <<-'EOF2'
+	#include <sys/procdesc.h>
+	#include <sys/wait.h>
+	#include <err.h>
+	#include <spawn.h>
+	#include <string.h>
+	#include <unistd.h>
+
+	extern char **environ;
+
+	int
+	main(void)
+	{
+		posix_spawnattr_t attr;
+		char *argv[] = { "sh", "-c", "exit 42", NULL };
+		pid_t pid;
+		int error, fd, status;
+
+		posix_spawnattr_init(&attr);
+		posix_spawnattr_setprocdescp_np(&attr, &fd, 0);
+		if ((error = posix_spawn(&pid, "/bin/sh", NULL, &attr, argv,
+		    environ)) != 0)
+			errx(1, "posix_spawn: %s", strerror(error));
+		if (pdwait(fd, &status, WEXITED, NULL, NULL) == -1)
+			err(1, "pdwait");
+		return (WEXITSTATUS(status) == 42 ? 0 : 1);
+	}
+	EOF2
+	# shellcheck disable=SC2046
+	if cc -Wall -Werror -o "$tmp/spawn" "$tmp/spawn.c" \
+	    $(pkg-config --cflags --libs libprocdesc-overlay) &&
+	    env -u LIBPROCDESC_GUARDIAN "$tmp/spawn"; then
+		ok "cc \$(pkg-config ... libprocdesc-overlay): posix_spawn, run"
+	else
+		bad "cc \$(pkg-config ... libprocdesc-overlay): posix_spawn, run"
+	fi
+
 	# The static library knows the packaged path only.
 	# shellcheck disable=SC2046
 	if cc -Wall -Werror -static -o "$tmp/sprog" "$tmp/prog.c" \
@@ -133,6 +171,7 @@ if $installed; then
 else
 	skipped "guardian path: not installed"
 	skipped "pkg-config program: not installed"
+	skipped "overlay program: not installed"
 	skipped "static program: not installed"
 	skipped "apt-get remove: not installed"
 fi
