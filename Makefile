@@ -4,6 +4,7 @@
 #   make demo          build and run examples/demo
 #   make check         build everything and run the Kyua suite
 #   make check-kernels the suite on Debian's 6.1 and 6.12 under QEMU too
+#   make cross-aarch64 the library cross-built for aarch64 (no tests)
 #   make bench         benchmarks
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address|thread  build with a sanitizer
@@ -190,6 +191,14 @@ tests/kernels/probe: tests/kernels/probe.c compat/syscall.h \
 check-kernels:
 	@bash tests/kernels/run
 
+# The library and the guardian cross-built for aarch64, which has no fork
+# trap yet (lib/arch/arch.h): a check that other architectures build.
+cross-aarch64:
+	@sh tools/deps.sh cross
+	@$(MAKE) --no-print-directory CC=aarch64-linux-gnu-gcc \
+	    O=$(O)/aarch64 WERROR=-Werror all
+	@file $(O)/aarch64/libprocdesc.so.$(VERSION) $(O)/aarch64/procdesc-guardian
+
 # Lint the man pages (run by make check).
 lint-man:
 	mandoc -Tlint -Wwarning man/pdfork.3 man/libprocdesc.7
@@ -274,5 +283,5 @@ clean: clean-extra
 -include examples/examples.mk
 clean-extra::
 
-.PHONY: all tests demo check check-kernels install uninstall clean clean-extra \
+.PHONY: all tests demo check check-kernels cross-aarch64 install uninstall clean clean-extra \
 	deps-build deps-check deps-deb deb lint-man FORCE

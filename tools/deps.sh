@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install the Debian packages that "make demo" (build), "make check"
-# (check), "make deb" (deb) or CI's shellcheck step (lint) needs, when
-# they are missing.  Says what it installs.
+# (check), "make deb" (deb), CI's shellcheck step (lint) or "make
+# cross-aarch64" (cross) needs, when they are missing.  Says what it
+# installs.
 set -eu
 
 need=""
@@ -26,6 +27,10 @@ if [ "${1:-build}" = deb ]; then
 fi
 if [ "${1:-build}" = lint ]; then
 	command -v shellcheck >/dev/null 2>&1 || need="$need shellcheck"
+fi
+if [ "${1:-build}" = cross ]; then
+	command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 ||
+	    need="$need gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 fi
 [ -z "$need" ] && exit 0
 
