@@ -68,6 +68,15 @@
  * later, and says EAGAIN, "still running", meanwhile.  The run waits
  * there without WNOHANG instead.
  *
+ * TORTURE_RFSPAWN_UNDER_TSAN: pdrfork(RFSPAWN) in a TSan build.  Its
+ * child, a raw clone3 of this multi-threaded process, resets the handler
+ * of SIGALRM with signal(3), which TSan intercepts; the interceptor locks
+ * the sync object of TSan's handler slot, which another thread held at the
+ * clone while TSan delivered it the timer's signal, and waits for ever
+ * (or, elsewhere, sleeps in TSan's runtime).  The parent waits in clone3
+ * meanwhile, and the child holds a copy of every descriptor of ours, so
+ * that no close-kill happens any more either.
+ *
  * TORTURE_HANDLER_PDKILL_ANYWHERE: pdkill(fd, 0) from the signal handler
  * wherever the timer strikes.  In the owner pdkill takes the library's
  * mutex, so a handler that interrupted the library (or glibc's fork,
@@ -87,6 +96,9 @@
 #ifndef TORTURE_OPENPID_PDWAIT_FIRST
 #define	TORTURE_OPENPID_PDWAIT_FIRST	0
 #endif
+#ifndef TORTURE_RFSPAWN_UNDER_TSAN
+#define	TORTURE_RFSPAWN_UNDER_TSAN	0
+#endif
 #ifndef TORTURE_HANDLER_PDKILL_ANYWHERE
 #define	TORTURE_HANDLER_PDKILL_ANYWHERE	0
 #endif
@@ -99,6 +111,11 @@
 #define	TT_SANITIZED	1
 #else
 #define	TT_SANITIZED	0
+#endif
+#ifdef __SANITIZE_THREAD__
+#define	TT_RFSPAWN	TORTURE_RFSPAWN_UNDER_TSAN
+#else
+#define	TT_RFSPAWN	1
 #endif
 
 #ifndef T_GUARDIAN
@@ -115,20 +132,22 @@
 #define	TT_FINAL_S	120	/* Bound on the checks after the run. */
 #define	TT_LIFE		300	/* alarm(2) of pausing children. */
 #define	TT_ERRNO	EXDEV	/* errno before a call; success must keep it. */
+#define	TT_NOFD		4000	/* A descriptor number nobody here opens. */
+#define	TT_HELD_MS	5	/* A child that must live is watched so long. */
 #define	TT_SENTRY_COMM	"procdesc-sentry"
 
 enum tt_op {
 	OP_PDFORK, OP_PDRFORK, OP_RFSPAWN, OP_DUP, OP_REOPEN, OP_CLOSE,
 	OP_PDKILL, OP_PDWAIT, OP_PDGETPID, OP_OPENPID, OP_FORK, OP_VFORK,
 	OP_SPAWN, OP_SYSTEM, OP_POPEN, OP_WAITID, OP_NAP, OP_DAEMONS,
-	OP_NOPS,
+	OP_STOP, OP_FLIGHT, OP_NOPS,
 	OP_CLEANUP = OP_NOPS	/* Not drawn: the end of a thread's run. */
 };
 
 static const char *const tt_opname[OP_NOPS + 1] = {
 	"pdfork", "pdrfork", "rfspawn", "dup", "reopen", "close", "pdkill",
 	"pdwait", "pdgetpid", "openpid", "fork", "vfork", "spawn", "system",
-	"popen", "waitid", "nap", "daemons", "cleanup",
+	"popen", "waitid", "nap", "daemons", "stop", "flight", "cleanup",
 };
 
 /* How often each operation is drawn. */
@@ -138,7 +157,7 @@ static const enum tt_op tt_draw[] = {
 	OP_CLOSE, OP_CLOSE, OP_PDKILL, OP_PDKILL, OP_PDKILL, OP_PDWAIT,
 	OP_PDWAIT, OP_PDWAIT, OP_PDWAIT, OP_PDGETPID, OP_PDGETPID,
 	OP_OPENPID, OP_FORK, OP_VFORK, OP_SPAWN, OP_SYSTEM, OP_POPEN,
-	OP_WAITID, OP_WAITID, OP_NAP, OP_NAP, OP_DAEMONS,
+	OP_WAITID, OP_WAITID, OP_NAP, OP_NAP, OP_DAEMONS, OP_STOP, OP_FLIGHT,
 };
 
 /* What a child does. */
@@ -193,6 +212,8 @@ struct tthread {
 	struct tchild	 ch[TT_NLIVE];
 	struct torphan	 orph[TT_NORPHAN];
 	unsigned long	 n[OP_NOPS];	/* Operations done. */
+	enum tt_op	 drawn;		/* The operation under way, */
+	bool		 counted;	/* and whether it got to work. */
 	unsigned long	 neintr;	/* EINTRs from pdwait. */
 	unsigned long	 nclosekill;	/* Deaths by a last close seen. */
 	unsigned long	 nwaitid_vague;	/* waitid checks made moot. */
@@ -304,6 +325,10 @@ tt_st(int st, char *buf, size_t len)
 	else if (WIFSIGNALED(st))
 		snprintf(buf, len, "signal %d%s", WTERMSIG(st),
 		    WCOREDUMP(st) ? " (core)" : "");
+	else if (WIFSTOPPED(st))
+		snprintf(buf, len, "stopped by %d", WSTOPSIG(st));
+	else if (WIFCONTINUED(st))
+		snprintf(buf, len, "continued");
 	else
 		snprintf(buf, len, "status %#x", st);
 	return (buf);
@@ -358,11 +383,19 @@ tt_fail(const struct tthread *t, const char *fmt, ...)
 	atomic_store(&tt_stop, true);
 }
 
-/* Progress: the watchdog's proof of life, and the operation under way. */
+/*
+ * Progress: the watchdog's proof of life, and the operation under way.
+ * The drawn operation counts once it gets to work (it may find nothing to
+ * work on).
+ */
 static void
 tt_doing(struct tthread *t, int op, pid_t pid)
 {
 
+	if (op == (int)t->drawn && !t->counted) {
+		t->n[op]++;
+		t->counted = true;
+	}
 	atomic_store(&t->op, op);
 	atomic_store(&t->oppid, pid);
 	atomic_store(&t->stamp, tt_now());
@@ -522,20 +555,45 @@ tt_waitpid(pid_t pid, int *stp, int options)
 }
 
 /*
- * Children.  A pausing one holds nothing (a copy of a sibling's descriptor
- * would keep the sibling alive, as on FreeBSD), dies with the thread that
- * made it and after TT_LIFE seconds at most, whatever becomes of us.
+ * What children call: the system calls themselves.  A sanitizer
+ * intercepts _exit, kill, signal and pause, and in the child of a
+ * multi-threaded fork its interceptors may wait for a lock that another
+ * thread of the parent held at the fork (TSan's, for ever, with every
+ * signal blocked, so that nothing but SIGKILL ends the child).
+ */
+static void __attribute__((noreturn))
+tt_exit(int code)
+{
+
+	for (;;)
+		syscall(SYS_exit_group, code);
+}
+
+static void
+tt_kill_self(int sig)
+{
+
+	syscall(SYS_kill, syscall(SYS_getpid), sig);
+}
+
+/*
+ * A pausing child holds nothing (a copy of a sibling's descriptor would
+ * keep the sibling alive, as on FreeBSD), dies with the thread that made
+ * it and after TT_LIFE seconds at most, whatever becomes of us.
  */
 static void __attribute__((noreturn))
 tt_pause(void)
 {
+	struct procdesc_ksigaction ka;
 
 	syscall(SYS_close_range, 0, ~0U, 0);
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	signal(SIGALRM, SIG_DFL);
-	alarm(TT_LIFE);
+	syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	memset(&ka, 0, sizeof(ka));
+	ka.ks_handler = SIG_DFL;
+	syscall(SYS_rt_sigaction, SIGALRM, &ka, NULL, sizeof(ka.ks_mask));
+	syscall(SYS_alarm, TT_LIFE);
 	for (;;)
-		pause();
+		syscall(SYS_pause);
 }
 
 /* An exit status computed with malloc and stdio: a usable child. */
@@ -546,11 +604,11 @@ tt_exit_stdio(int code)
 	int n;
 
 	if ((p = malloc(32)) == NULL)
-		_exit(125);
+		tt_exit(125);
 	snprintf(p, 32, "%d", code);
 	n = atoi(p);
 	free(p);
-	_exit(n);
+	tt_exit(n);
 }
 
 /*
@@ -566,23 +624,23 @@ tt_child(bool spawn, enum tt_kind kind, int code, char *const *argv)
 	case K_EXIT:
 		if (!spawn && !TT_SANITIZED && code % 2 == 0)
 			tt_exit_stdio(code);
-		_exit(code);
+		tt_exit(code);
 	case K_RAISE:
-		kill(getpid(), code);
-		_exit(126);
+		tt_kill_self(code);
+		tt_exit(126);
 	case K_PAUSE:
 		if (!spawn)
 			tt_pause();
 		syscall(SYS_close_range, 0, ~0U, 0);
-		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		execve("/bin/sleep", sleepv, environ);
-		_exit(127);
+		tt_exit(127);
 	case K_EXEC:
 		syscall(SYS_close_range, 3, ~0U, 0);
 		execve(argv[0], argv + 1, environ);
-		_exit(127);
+		tt_exit(127);
 	}
-	_exit(127);
+	tt_exit(127);
 }
 
 /* c's status is known: it exits by itself, or was sent a signal. */
@@ -626,6 +684,23 @@ tc_pick(struct tthread *t)
 	k = tt_rand(t, n);
 	for (i = 0; i < TT_NLIVE; i++)
 		if (t->ch[i].used && k-- == 0)
+			return (&t->ch[i]);
+	return (NULL);
+}
+
+/* A random entry of a pausing child nobody signalled yet, or NULL. */
+static struct tchild *
+tc_pick_running(struct tthread *t)
+{
+	unsigned int i, k, n;
+
+	for (n = 0, i = 0; i < TT_NLIVE; i++)
+		n += t->ch[i].used && !tc_determinate(&t->ch[i]);
+	if (n == 0)
+		return (NULL);
+	k = tt_rand(t, n);
+	for (i = 0; i < TT_NLIVE; i++)
+		if (t->ch[i].used && !tc_determinate(&t->ch[i]) && k-- == 0)
 			return (&t->ch[i]);
 	return (NULL);
 }
@@ -779,7 +854,11 @@ tt_pdwait(struct tthread *t, const struct tchild *c, int fd, int options,
 	    (WIFEXITED(st) && (si.si_code != CLD_EXITED ||
 	    si.si_status != WEXITSTATUS(st))) ||
 	    (WIFSIGNALED(st) && ((si.si_code != CLD_KILLED &&
-	    si.si_code != CLD_DUMPED) || si.si_status != WTERMSIG(st))))
+	    si.si_code != CLD_DUMPED) || si.si_status != WTERMSIG(st))) ||
+	    (WIFSTOPPED(st) && (si.si_code != CLD_STOPPED ||
+	    si.si_status != WSTOPSIG(st))) ||
+	    (WIFCONTINUED(st) && (si.si_code != CLD_CONTINUED ||
+	    si.si_status != SIGCONT)))
 		tt_fail(t, "pdwait of pid %d: %s but siginfo signo %d pid %d "
 		    "code %d status %d", c->pid, tt_st(st, a, sizeof(a)),
 		    si.si_signo, (int)si.si_pid, si.si_code, si.si_status);
@@ -956,8 +1035,7 @@ op_reopen(struct tthread *t)
 	struct tchild *c;
 	int fd;
 
-	if ((c = tc_pick(t)) == NULL || c->kind != K_PAUSE || c->sigs != 0 ||
-	    c->fd == -1 || c->dup != -1)
+	if ((c = tc_pick_running(t)) == NULL || c->fd == -1 || c->dup != -1)
 		return;
 	tt_doing(t, OP_REOPEN, c->pid);
 	fd = LIB(t, pdopenpid(c->pid, PD_DAEMON | PD_CLOEXEC));
@@ -1075,6 +1153,37 @@ op_pdwait(struct tthread *t)
 }
 
 /*
+ * pddupfd on a running child: a number it has not open (it never has
+ * TT_NOFD, nor do we), and a bad flag.
+ */
+static void
+tt_check_dupfd(struct tthread *t, const struct tchild *c)
+{
+	int e, fd, r;
+
+	fd = tc_anyfd(t, c);
+	r = LIB(t, pddupfd(fd, TT_NOFD, 0));
+	e = errno;
+	LIBEND(t);
+	if (r != -1 || e != EBADF) {
+		tt_fail(t, "pddupfd(%d, %d) of pid %d: %d, errno %s", fd,
+		    TT_NOFD, c->pid, r, strerror(e));
+		if (r != -1)
+			close(r);
+		return;
+	}
+	r = LIB(t, pddupfd(fd, 0, 1));
+	e = errno;
+	LIBEND(t);
+	if (r != -1 || e != EINVAL) {
+		tt_fail(t, "pddupfd(%d, 0, 1) of pid %d: %d, errno %s", fd,
+		    c->pid, r, strerror(e));
+		if (r != -1)
+			close(r);
+	}
+}
+
+/*
  * pdgetpid on every copy; a pausing child nobody signalled is alive, its
  * descriptor not readable, and pdwait(WNOHANG) says EAGAIN.
  */
@@ -1104,6 +1213,180 @@ op_pdgetpid(struct tthread *t)
 	    &st)) != EAGAIN)
 		tt_fail(t, "pdwait(WNOHANG) of running pid %d: %s", c->pid,
 		    e == 0 ? "a status" : strerror(e));
+	else
+		tt_check_dupfd(t, c);
+}
+
+/* pdkill(fd, sig) that must succeed. */
+static bool
+tt_pdkill(struct tthread *t, const struct tchild *c, int fd, int sig)
+{
+	int r;
+
+	r = LIB(t, pdkill(fd, sig));
+	LIBEND(t);
+	if (r != 0) {
+		tt_fail(t, "pdkill(%d, %d) of pid %d: %s", fd, sig, c->pid,
+		    strerror(errno));
+		return (false);
+	}
+	return (tt_errno_kept(t, "pdkill"));
+}
+
+/* pdwait(options) for a stop or a continue, which must be what ok says. */
+static bool
+tt_event(struct tthread *t, const struct tchild *c, int fd, int options,
+    bool stop)
+{
+	char a[64];
+	int e, st;
+
+	if ((e = tt_pdwait(t, c, fd, options, &st)) != 0) {
+		if (e != EINTR || !atomic_load(&tt_stop))
+			tt_fail(t, "pdwait(%#x) of pid %d for its %s: %s",
+			    options, c->pid, stop ? "stop" : "continue",
+			    strerror(e));
+		return (false);
+	}
+	if (stop ? WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP :
+	    WIFCONTINUED(st))
+		return (true);
+	tt_fail(t, "pdwait(%#x) of pid %d: %s, expected %s", options, c->pid,
+	    tt_st(st, a, sizeof(a)), stop ? "stopped by 19" : "continued");
+	return (false);
+}
+
+/*
+ * Stop and continue a pausing child through pdkill: the owner's pdwait
+ * reports both (WNOWAIT: twice), through the timer's EINTRs.  Only on a
+ * copy of the pdfork descriptor: the owner's pdopenpid descriptor of its
+ * own child blocks in pdwait(WUNTRACED) until the child exits.
+ */
+static void
+op_stop(struct tthread *t)
+{
+	struct tchild *c;
+	int fd, nowait;
+
+	if ((c = tc_pick_running(t)) == NULL)
+		return;
+	fd = c->fd != -1 ? c->fd : !c->dup_own ? c->dup : -1;
+	if (fd == -1)
+		return;
+	tt_doing(t, OP_STOP, c->pid);
+	nowait = tt_rand(t, 2) == 0 ? WNOWAIT : 0;
+	if (!tt_pdkill(t, c, fd, SIGSTOP) ||
+	    !tt_event(t, c, fd, WUNTRACED | nowait, true) ||
+	    (nowait != 0 && !tt_event(t, c, fd, WUNTRACED, true)) ||
+	    !tt_pdkill(t, c, fd, SIGCONT) ||
+	    !tt_event(t, c, fd, WCONTINUED | nowait, false) ||
+	    (nowait != 0 && !tt_event(t, c, fd, WCONTINUED, false)))
+		return;
+}
+
+/* Send fd over socket s (SCM_RIGHTS). */
+static int
+tt_sendfd(int s, int fd)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct msghdr mh;
+	struct iovec iov;
+	char b;
+
+	memset(&mh, 0, sizeof(mh));
+	memset(&cm, 0, sizeof(cm));
+	b = 'd';
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	cm.hdr.cmsg_level = SOL_SOCKET;
+	cm.hdr.cmsg_type = SCM_RIGHTS;
+	cm.hdr.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(&cm.hdr), &fd, sizeof(int));
+	return (sendmsg(s, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1);
+}
+
+/* Receive a descriptor from s, through EINTR: it, or -1. */
+static int
+tt_recvfd(int s)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct cmsghdr *cmh;
+	struct msghdr mh;
+	struct iovec iov;
+	ssize_t n;
+	int fd;
+	char b;
+
+	do {
+		memset(&mh, 0, sizeof(mh));
+		iov.iov_base = &b;
+		iov.iov_len = 1;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+	} while ((n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC)) == -1 &&
+	    errno == EINTR);
+	if (n != 1 || (cmh = CMSG_FIRSTHDR(&mh)) == NULL ||
+	    cmh->cmsg_type != SCM_RIGHTS)
+		return (-1);
+	memcpy(&fd, CMSG_DATA(cmh), sizeof(int));
+	return (fd);
+}
+
+/*
+ * The only copy of a descriptor in flight (SCM_RIGHTS, not received yet)
+ * keeps its child alive; received, it is the descriptor again; destroyed
+ * with its socket, it was the last copy: the child dies.
+ */
+static void
+op_flight(struct tthread *t)
+{
+	struct tchild *c;
+	int sv[2];
+
+	if ((c = tc_pick_running(t)) == NULL || c->daemon || c->fd == -1 ||
+	    c->dup != -1)
+		return;
+	tt_doing(t, OP_FLIGHT, c->pid);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
+		tt_fail(t, "socketpair: %s", strerror(errno));
+		return;
+	}
+	if (tt_sendfd(sv[0], c->fd) == -1) {
+		tt_fail(t, "sendmsg(SCM_RIGHTS): %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return;
+	}
+	tc_close(t, c, &c->fd);
+	if (tt_dead_within(c->watch, TT_HELD_MS))
+		tt_fail(t, "pid %d died while a copy was in flight", c->pid);
+	if (tt_rand(t, 2) == 0) {
+		if ((c->fd = tt_recvfd(sv[1])) == -1)
+			tt_fail(t, "recvmsg(SCM_RIGHTS): nothing came");
+		else {
+			tt_check_getpid(t, c->fd, c->pid);
+			tt_publish(t, c);
+		}
+	} else {
+		c->sigs |= tt_sigbit(SIGKILL);
+		t->nclosekill++;
+	}
+	close(sv[0]);
+	close(sv[1]);
+	if (c->fd == -1)
+		tc_end(t, c);
 }
 
 /* End c however fits: a pausing child is killed or closed first. */
@@ -1170,10 +1453,12 @@ op_daemons(struct tthread *t)
 {
 	int i;
 
-	tt_doing(t, OP_DAEMONS, 0);
-	for (i = 0; i < TT_NORPHAN; i++)
-		if (t->orph[i].watch != -1)
+	for (i = 0; i < TT_NORPHAN; i++) {
+		if (t->orph[i].watch != -1) {
+			tt_doing(t, OP_DAEMONS, t->orph[i].pid);
 			tt_kill_orphan(t, &t->orph[i]);
+		}
+	}
 }
 
 /*
@@ -1344,8 +1629,8 @@ op_fork(struct tthread *t, bool v)
 	pid = v ? vfork() : fork();
 	if (pid == 0) {
 		if (sig != 0 && !v)
-			kill(getpid(), sig);
-		_exit(code);
+			tt_kill_self(sig);
+		tt_exit(code);
 	}
 	if (pid == -1) {
 		tt_untracked(false);
@@ -1389,6 +1674,7 @@ op_system(struct tthread *t)
 	char cmd[32], a[64];
 	int code, st;
 
+	tt_doing(t, OP_SYSTEM, 0);
 	code = (int)tt_rand(t, 126);
 	snprintf(cmd, sizeof(cmd), "exit %d", code);
 	tt_untracked(true);
@@ -1408,6 +1694,7 @@ op_popen(struct tthread *t)
 	char *p;
 	int code, st;
 
+	tt_doing(t, OP_POPEN, 0);
 	code = (int)tt_rand(t, 126);
 	snprintf(cmd, sizeof(cmd), "echo x; exit %d", code);
 	tt_untracked(true);
@@ -1517,11 +1804,18 @@ static void
 tt_op(struct tthread *t, enum tt_op op)
 {
 
-	tt_doing(t, op, 0);
+	t->drawn = op;
+	t->counted = false;
+	atomic_store(&t->op, op);
+	atomic_store(&t->oppid, 0);
+	atomic_store(&t->stamp, tt_now());
 	switch (op) {
+	case OP_RFSPAWN:
+		if (TT_RFSPAWN)
+			op_make(t, op);
+		break;
 	case OP_PDFORK:
 	case OP_PDRFORK:
-	case OP_RFSPAWN:
 		op_make(t, op);
 		break;
 	case OP_DUP:
@@ -1569,10 +1863,15 @@ tt_op(struct tthread *t, enum tt_op op)
 	case OP_DAEMONS:
 		op_daemons(t);
 		break;
+	case OP_STOP:
+		op_stop(t);
+		break;
+	case OP_FLIGHT:
+		op_flight(t);
+		break;
 	case OP_NOPS:
 		break;
 	}
-	t->n[op]++;
 }
 
 /* The signal handler.  Whatever it finds wrong goes to h_badinfo. */
@@ -1656,7 +1955,7 @@ h_pdfork(struct tthread *t)
 	errno = TT_ERRNO;
 	fd = -1;
 	if ((pid = pdfork(&fd, PD_CLOEXEC)) == 0)
-		_exit(0);
+		tt_exit(0);
 	e = errno;
 	tt_pidstore(pid, PK_PD, TT_BY_HANDLER);
 	if (pid == -1) {
@@ -1685,7 +1984,6 @@ h_alarm(int sig)
 	struct tthread *t;
 	uint64_t r;
 	int saved;
-	bool safe;
 
 	(void)sig;
 	saved = errno;
@@ -1695,12 +1993,18 @@ h_alarm(int sig)
 		return;
 	}
 	r = tt_mix(&t->hrng);
-	safe = t->safe != 0;
-	if (r % 4 == 0)
-		h_probe(t, safe || TORTURE_HANDLER_PDKILL_ANYWHERE);
-	if ((r >> 8) % 16 == 0 && (safe ||
-	    (TORTURE_HANDLER_PDFORK_IN_LIB && t->in_lib)))
-		h_pdfork(t);
+	if (t->safe) {
+		/* Rare (naps are short): use each. */
+		h_probe(t, true);
+		if (r % 2 == 0)
+			h_pdfork(t);
+	} else {
+		if (r % 4 == 0)
+			h_probe(t, TORTURE_HANDLER_PDKILL_ANYWHERE);
+		if ((r >> 8) % 16 == 0 && TORTURE_HANDLER_PDFORK_IN_LIB &&
+		    t->in_lib)
+			h_pdfork(t);
+	}
 	errno = saved;
 }
 
@@ -1774,9 +2078,14 @@ tt_hang(const char *why)
 	}
 	printf("torture: FAIL: seed %" PRIu64 ": hang: %s\n", tt_seed, why);
 	fflush(stdout);
+#ifdef TT_HANG_PAUSE
+	/* Built with -DTT_HANG_PAUSE: time to attach a debugger. */
+	sleep(600);
+#endif
 	abort();
 }
 
+static pthread_t tt_mon;
 static _Atomic bool tt_mon_done;
 static _Atomic int64_t tt_final_start;	/* The checks after the run. */
 
@@ -1884,7 +2193,7 @@ tt_probe_kernel(void)
 	int st;
 
 	if ((pid = fork()) == 0)
-		_exit(3);
+		tt_exit(3);
 	pfd.fd = tt_pidfd_open(pid);
 	pfd.events = 0;
 	(void)tt_waitpid(pid, NULL, 0);
@@ -1908,7 +2217,7 @@ tt_warm_up(void)
 		return (false);
 	}
 	if (pid == 0)
-		_exit(7);
+		tt_exit(7);
 	if (pdwait(fd, &st, WEXITED, NULL, NULL) != 0 || !WIFEXITED(st) ||
 	    WEXITSTATUS(st) != 7) {
 		printf("torture: FAIL: warm-up pdwait\n");
@@ -2077,7 +2386,6 @@ tt_run(void)
 {
 	struct itimerval it;
 	struct sigaction sa;
-	pthread_t mon;
 	struct tthread *t;
 	int i, j;
 
@@ -2098,7 +2406,7 @@ tt_run(void)
 			t->orph[j].watch = -1;
 		atomic_store(&t->stamp, tt_now());
 	}
-	if (pthread_create(&mon, NULL, tt_monitor, NULL) != 0)
+	if (pthread_create(&tt_mon, NULL, tt_monitor, NULL) != 0)
 		return (false);
 	for (i = 0; i < tt_nthreads; i++)
 		if (pthread_create(&tt_th[i].td, NULL, tt_main, &tt_th[i]) !=
@@ -2140,6 +2448,7 @@ main(int argc, char **argv)
 	tt_report_handler();
 	tt_final_checks(fds0);
 	atomic_store(&tt_mon_done, true);
+	pthread_join(tt_mon, NULL);
 	tt_summary();
 	if (atomic_load(&tt_nfail) != 0) {
 		printf("torture: FAIL: %s\n", tt_fail_msg);
