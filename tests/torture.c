@@ -1555,7 +1555,7 @@ static void
 op_openpid(struct tthread *t)
 {
 	pid_t pid;
-	int fd, flags, r, st, sig;
+	int fd, flags, r, sig, w;
 
 	if ((pid = tt_fork_pause(t)) == -1)
 		return;
@@ -1589,16 +1589,23 @@ op_openpid(struct tthread *t)
 #endif
 		break;
 	case 1:
+		/* Unreaped, it is ours: its pid is its own. */
+		w = tt_pidfd_open(pid);
 		close(fd);
 		fd = -1;
 		if ((flags & PD_DAEMON) != 0) {
-			usleep(2000);
-			if (tt_waitpid(pid, &st, WNOHANG) != 0)
+			if (tt_dead_within(w, TT_HELD_MS))
 				tt_fail(t, "pdopenpid(%d, PD_DAEMON): the "
 				    "close killed it", pid);
 			kill(pid, sig);
-		} else
+		} else if (!tt_dead_within(w, TT_LONG_MS)) {
+			tt_fail(t, "pdopenpid(%d): survived its last close by "
+			    "%d ms", pid, TT_LONG_MS);
+			kill(pid, SIGKILL);
+		}
+		if ((flags & PD_DAEMON) == 0)
 			sig = SIGKILL;
+		close(w);
 		tt_reap_plain(t, pid, sig, "pdopenpid");
 		break;
 	case 2:
