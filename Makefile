@@ -5,6 +5,7 @@
 #   make check         build everything and run the Kyua suite
 #   make check-kernels the suite on Debian's 6.1 and 6.12 under QEMU too
 #   make cross-aarch64 the library cross-built for aarch64 (no tests)
+#   make torture       the torture test for SECONDS (60), SEED= to replay
 #   make bench         benchmarks
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address|thread  build with a sanitizer
@@ -181,7 +182,27 @@ tests/%_test: tests/%_test.sh
 	cp $< $@
 	chmod +x $@
 
-tests: $(TEST_PROGS) tests/nokernel_helper
+# The torture test (tests/torture.c): a program of its own, run for 5 s
+# by torture_test and for a minute by CI.  make torture [SECONDS=n]
+# [SEED=n] runs it.
+tests/torture: tests/torture.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN) \
+    $(CONFIG)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(T_DEFS) -o $@ $< -L$(O) \
+	    -Wl,-rpath,$(abspath $(O)) -lprocdesc -pthread
+
+# Under TSan: the torture's signal handler pdforks, and so mallocs, on
+# purpose (only where its thread holds no lock), which TSan would report
+# as a signal-unsafe call; a report stops the run at once.
+SECONDS?=	60
+ifeq ($(SANITIZE),thread)
+TORTURE_ENV=	TSAN_OPTIONS="die_after_fork=0:halt_on_error=1:report_signal_unsafe=0:$$TSAN_OPTIONS"
+else
+TORTURE_ENV=	$(SAN_ENV)
+endif
+torture: tests/torture
+	$(TORTURE_ENV) ./tests/torture -s $(SECONDS) $(if $(SEED),-S $(SEED))
+
+tests: $(TEST_PROGS) tests/nokernel_helper tests/torture
 
 # The kernel matrix (tests/kernels/run): its feature probe, and the run.
 tests/kernels/probe: tests/kernels/probe.c compat/syscall.h \
@@ -274,8 +295,8 @@ uninstall:
 	rmdir $(DESTDIR)$(INCLUDEDIR)/procdesc-overlay 2>/dev/null || :
 
 clean: clean-extra
-	rm -rf $(O) $(TEST_PROGS) tests/nokernel_helper tests/kernels/probe \
-	    examples/demo tests/results
+	rm -rf $(O) $(TEST_PROGS) tests/nokernel_helper tests/torture \
+	    tests/kernels/probe examples/demo tests/results
 
 # Fragments owned by bench/ and examples/ (targets bench, examples,
 # clean-extra additions).
@@ -283,5 +304,6 @@ clean: clean-extra
 -include examples/examples.mk
 clean-extra::
 
-.PHONY: all tests demo check check-kernels cross-aarch64 install uninstall clean clean-extra \
-	deps-build deps-check deps-deb deb lint-man FORCE
+.PHONY: all tests demo check check-kernels cross-aarch64 torture install \
+	uninstall clean clean-extra deps-build deps-check deps-deb deb \
+	lint-man FORCE
