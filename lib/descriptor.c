@@ -152,9 +152,13 @@ ds_addr(struct sockaddr_un *sa, pid_t pid, char kind, uint64_t tag,
 	return ((socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n));
 }
 
-/* Give the descriptor a its name, for the process behind pidfd. */
+/*
+ * Give the descriptor a its name, for the process behind pidfd; the name
+ * into *np too, unless NULL.
+ */
 int
-procdesc_desc_bind(int a, pid_t pid, int pidfd, uint64_t id)
+procdesc_desc_bind(int a, pid_t pid, int pidfd, uint64_t id,
+    struct procdesc_name *np)
 {
 	struct sockaddr_un sa;
 	uint64_t tag;
@@ -167,6 +171,12 @@ procdesc_desc_bind(int a, pid_t pid, int pidfd, uint64_t id)
 		return (error);
 	len = ds_addr(&sa, pid, kind, tag, id);
 	error = bind(a, (struct sockaddr *)&sa, len) == -1 ? errno : 0;
+	if (error == 0 && np != NULL) {
+		np->pn_pid = pid;
+		np->pn_kind = kind;
+		np->pn_tag = tag;
+		np->pn_id = id;
+	}
 	errno = saved;
 	return (error);
 }

@@ -46,7 +46,8 @@
 /*
  * How deep this thread is in the public calls.  Deeper than 0 at entry: a
  * signal handler interrupted one of them on this thread, maybe holding
- * procdesc_mtx.  A call that takes the lock then fails with EDEADLK at
+ * procdesc_mtx; or it interrupted a fork() between our atfork handlers,
+ * which hold it (procdesc_locked()).  A call that takes the lock then fails with EDEADLK at
  * once (locks is true: pdfork, pdrfork, pdwait, pdopenpid); pdgetpid,
  * pdkill and pddupfd work without it (async-signal-safe).  pd_enter()
  * always counts, pd_leave() always uncounts and sets errno: error, or on
@@ -58,7 +59,7 @@ static int
 pd_enter(bool locks)
 {
 
-	return (pd_depth++ > 0 && locks ? EDEADLK : 0);
+	return ((pd_depth++ > 0 || procdesc_locked()) && locks ? EDEADLK : 0);
 }
 
 static int
@@ -169,9 +170,12 @@ static int
 pd_adopt(const struct procdesc_childreq *cr, struct procdesc *pd, int gidx,
     int pidfd, int pdflags)
 {
+	struct procdesc_name n;
 	int error;
 
-	error = procdesc_desc_bind(cr->cr_a, pd->pd_pid, pidfd, cr->cr_id);
+	error = procdesc_desc_bind(cr->cr_a, pd->pd_pid, pidfd, cr->cr_id, &n);
+	pd->pd_kind = n.pn_kind;	/* Valid on success only: used then. */
+	pd->pd_tag = n.pn_tag;
 	if (error == 0 && (pdflags & PD_CLOEXEC) == 0 &&
 	    fcntl(cr->cr_a, F_SETFD, 0) == -1)
 		error = errno;
@@ -330,14 +334,20 @@ pd_ident(int fd, int notpd, struct procdesc_name *np)
 	return (error == EINVAL ? notpd : error);
 }
 
-/* The owner's entry for descriptor np, if it is one of our children. */
+/*
+ * The owner's entry for descriptor np, if its process is one of our pdfork
+ * children: by the descriptor's id, or, for another description of it (a
+ * pdopenpid of our own child), by the identity in its name.
+ */
 static struct procdesc *
 pd_mine(const struct procdesc_name *np)
 {
 	struct procdesc *pd;
 
-	pd = procdesc_find_id(np->pn_id);
-	return (pd != NULL && pd->pd_pid == np->pn_pid ? pd : NULL);
+	if ((pd = procdesc_find_id(np->pn_id)) != NULL &&
+	    pd->pd_pid == np->pn_pid)
+		return (pd);
+	return (procdesc_find_proc(np->pn_pid, np->pn_kind, np->pn_tag));
 }
 
 static int
@@ -384,8 +394,10 @@ pd_kill_pidfd(int fd, const struct procdesc_name *np, int signum)
 /*
  * The owner signals its unreaped child by pid under procdesc_mtx, which the
  * reaper holds to reap: the pid cannot be recycled meanwhile.  That is
- * quicker than a pidfd, but not from a signal handler that interrupted a
- * call of ours (pd_depth): there, and for anyone else, the pidfd.
+ * quicker than a pidfd, but only if the lock is free at once: pdkill may
+ * run in a signal handler that interrupted the lock's holder, or a thread
+ * that the holder waits for (in malloc, say).  Otherwise, and for anyone
+ * else, the pidfd.
  */
 static int
 pd_kill(int fd, int signum)
@@ -398,8 +410,7 @@ pd_kill(int fd, int signum)
 		return (EINVAL);
 	if ((error = pd_ident(fd, EBADF, &n)) != 0)
 		return (error);
-	if (pd_depth == 1) {
-		procdesc_lock();
+	if (procdesc_trylock()) {
 		if ((pd = pd_mine(&n)) != NULL) {
 			error = 0;
 			if (!pd->pd_reaped && kill(pd->pd_pid, signum) == -1)
@@ -466,8 +477,9 @@ pd_event_result(const siginfo_t *si, int options)
 }
 
 /*
- * The owner's view of its child for pdwait: a status kept because the
- * guardian died (1), a stop or continue event (1), or nothing (0, and
+ * The owner's view of its child for pdwait, through any descriptor of it:
+ * its status, once it has exited (1), a stop or continue event (1), or
+ * nothing (0, and
  * *runningp says whether the child is still ours and unreaped).  A child
  * somebody else reaped shows as a record while its entry is still here:
  * forget the entry.
@@ -482,7 +494,10 @@ pd_wait_owner(const struct procdesc_name *np, int options, bool recorded,
 	*runningp = false;
 	procdesc_lock();
 	r = 0;
-	if ((pd = pd_mine(np)) != NULL && pd->pd_reaped) {
+	/* Exited, and the reaper not there yet: reap it now (WNOHANG). */
+	if ((pd = pd_mine(np)) != NULL && !pd->pd_reaped)
+		(void)procdesc_watchdog_reap(pd);
+	if (pd != NULL && pd->pd_reaped) {
 		*si = pd->pd_si;
 		*ru = pd->pd_ru;
 		r = 1;
@@ -739,7 +754,7 @@ pd_openpid(pid_t pid, int pdflags, int *fdp)
 		return (error);
 	}
 	id = pd_new_id();
-	if ((error = procdesc_desc_bind(sv[0], pid, pidfd, id)) == 0)
+	if ((error = procdesc_desc_bind(sv[0], pid, pidfd, id, NULL)) == 0)
 		error = procdesc_guardian_send(ctl, id, pid, pdflags, sv[1],
 		    pidfd);
 	close(sv[1]);

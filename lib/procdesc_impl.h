@@ -68,6 +68,8 @@ struct procdesc {
 	struct procdesc	*pd_lnext;	/* (l) Lingering after the reap. */
 	int64_t		 pd_reaped_at;	/* (l) CLOCK_MONOTONIC ns. */
 	uint64_t	 pd_id;		/* (c) The descriptor's id. */
+	uint64_t	 pd_tag;	/* (c) Its name's identity tag, */
+	char		 pd_kind;	/* (c) of this kind ('i' or 't'). */
 	pid_t		 pd_pid;	/* (c) */
 	int		 pd_flags;	/* (c) PD_* given at creation. */
 	int		 pd_guardian;	/* (c) Index in the guardian table. */
@@ -121,6 +123,7 @@ int	procdesc_debug_entries(void) __attribute__((visibility("default")));
 /* registry.c: procdesc_mtx, held by this thread or not. */
 void	procdesc_lock(void) PROCDESC_HIDDEN;
 void	procdesc_unlock(void) PROCDESC_HIDDEN;
+bool	procdesc_trylock(void) PROCDESC_HIDDEN;
 bool	procdesc_locked(void) PROCDESC_HIDDEN;
 void	procdesc_lock_child(bool held) PROCDESC_HIDDEN;
 void	procdesc_cond_init(pthread_cond_t *cv) PROCDESC_HIDDEN;
@@ -133,14 +136,16 @@ void	procdesc_expire(int64_t now) PROCDESC_HIDDEN;
 void	procdesc_remove(struct procdesc *pd) PROCDESC_HIDDEN;
 struct procdesc *procdesc_find_pid(pid_t pid) PROCDESC_HIDDEN;
 struct procdesc *procdesc_find_id(uint64_t id) PROCDESC_HIDDEN;
+struct procdesc *procdesc_find_proc(pid_t pid, char kind, uint64_t tag)
+	    PROCDESC_HIDDEN;
 void	procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
 	    PROCDESC_HIDDEN;
 void	procdesc_registry_child(void) PROCDESC_HIDDEN;
 
 /* descriptor.c: kernel facts about a descriptor or a pidfd. */
 int	procdesc_desc_name(int fd, struct procdesc_name *np) PROCDESC_HIDDEN;
-int	procdesc_desc_bind(int a, pid_t pid, int pidfd, uint64_t id)
-	    PROCDESC_HIDDEN;
+int	procdesc_desc_bind(int a, pid_t pid, int pidfd, uint64_t id,
+	    struct procdesc_name *np) PROCDESC_HIDDEN;
 int	procdesc_desc_pidfd(const struct procdesc_name *np, int *pidfdp)
 	    PROCDESC_HIDDEN;
 int	procdesc_desc_record(int fd, struct pg_msg *m) PROCDESC_HIDDEN;

@@ -82,6 +82,23 @@ procdesc_unlock(void)
 	rg_locked = false;
 }
 
+/*
+ * procdesc_mtx if it is free now: true if taken.  Never waits, so that a
+ * signal handler may call it whatever the thread it interrupted holds.
+ */
+bool
+procdesc_trylock(void)
+{
+	bool was;
+
+	was = rg_locked;
+	rg_locked = true;
+	if (pthread_mutex_trylock(&procdesc_mtx) == 0)
+		return (true);
+	rg_locked = was;
+	return (false);
+}
+
 bool
 procdesc_locked(void)
 {
@@ -257,6 +274,25 @@ procdesc_find_id(uint64_t id)
 		return (NULL);
 	for (pd = rg_id[rg_mix(id)]; pd != NULL; pd = pd->pd_inext)
 		if (pd->pd_id == id)
+			return (pd);
+	return (NULL);
+}
+
+/*
+ * The entry, reaped or not, of the process that pid, kind and tag name
+ * (a descriptor of one of our children that pdfork did not make).
+ */
+struct procdesc *
+procdesc_find_proc(pid_t pid, char kind, uint64_t tag)
+{
+	struct procdesc *pd;
+
+	PROCDESC_ASSERT_LOCKED();
+	if (rg_nbuckets == 0)
+		return (NULL);
+	for (pd = rg_pid[rg_mix((uint64_t)pid)]; pd != NULL; pd = pd->pd_pnext)
+		if (pd->pd_pid == pid && pd->pd_kind == kind &&
+		    pd->pd_tag == tag)
 			return (pd);
 	return (NULL);
 }
