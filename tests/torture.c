@@ -235,6 +235,7 @@ struct tthread {
 	unsigned long	 neintr;	/* EINTRs from pdwait. */
 	unsigned long	 nclosekill;	/* Deaths by a last close seen. */
 	unsigned long	 nwaitid_vague;	/* waitid checks made moot. */
+	unsigned long	 nticks;	/* Timer signals this thread took. */
 	_Atomic int	 op;		/* What it does now: the hang report. */
 	_Atomic pid_t	 oppid;		/* The child it does it to. */
 	_Atomic int64_t	 stamp;		/* When it last made progress, ns. */
@@ -2123,6 +2124,7 @@ h_alarm(int sig)
 		errno = saved;
 		return;
 	}
+	t->nticks++;
 	r = tt_mix(&t->hrng);
 	if (t->safe) {
 		/* Rare (naps are short): use each. */
@@ -2457,13 +2459,19 @@ static void
 tt_summary(void)
 {
 	unsigned long n[OP_NOPS], eintr, closekill, vague;
-	char line[1024];
-	size_t off;
+	char line[1024], ticks[256];
+	size_t off, toff;
 	int i, op;
 
 	memset(n, 0, sizeof(n));
 	eintr = closekill = vague = 0;
+	toff = 0;
+	ticks[0] = '\0';
 	for (i = 0; i < tt_nthreads; i++) {
+		if (toff < sizeof(ticks))
+			toff += (size_t)snprintf(ticks + toff,
+			    sizeof(ticks) - toff, "%s%lu", i == 0 ? "" : "/",
+			    tt_th[i].nticks);
 		for (op = 0; op < OP_NOPS; op++)
 			n[op] += tt_th[i].n[op];
 		eintr += tt_th[i].neintr;
@@ -2475,9 +2483,10 @@ tt_summary(void)
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
 		    "%s %lu, ", tt_opname[op], n[op]);
 	printf("torture: %sclose-kills %lu, pdwait EINTR %lu, waitid moot "
-	    "%lu; handler: ticks %lu, pdgetpid %lu, pdkill0 %lu, pdfork %lu, "
-	    "EDEADLK %lu, stale %lu\n", line, closekill, eintr, vague,
-	    atomic_load(&h_ticks), atomic_load(&h_n[H_GETPID]),
+	    "%lu; handler: ticks %lu (per thread %s), pdgetpid %lu, pdkill0 "
+	    "%lu, pdfork %lu, EDEADLK %lu, stale %lu\n", line, closekill,
+	    eintr, vague, atomic_load(&h_ticks), ticks,
+	    atomic_load(&h_n[H_GETPID]),
 	    atomic_load(&h_n[H_KILL0]), atomic_load(&h_n[H_PDFORK]),
 	    atomic_load(&h_edeadlk), atomic_load(&h_stale));
 }
