@@ -830,6 +830,9 @@ static void
 tc_end(struct tthread *t, struct tchild *c)
 {
 
+	/* The kill of the last close may come before a pending signal. */
+	if (!c->daemon && (c->fd != -1 || (c->dup != -1 && !c->dup_own)))
+		c->sigs |= tt_sigbit(SIGKILL);
 	if (c->fd != -1)
 		tc_close(t, c, &c->fd);
 	if (c->dup != -1)
@@ -947,12 +950,13 @@ tc_wait_end(struct tthread *t, struct tchild *c, int options)
 	options = WEXITED | WNOHANG;
 	if (fd2 == c->dup && c->dup_own && !TORTURE_REOPEN_WNOHANG)
 		options = WEXITED;
-	if ((e = tt_pdwait(t, c, fd2, options, &st2)) != 0)
+	if ((e = tt_pdwait(t, c, fd2, options, &st2)) != 0 &&
+	    (e != EINTR || !atomic_load(&tt_stop)))
 		tt_fail(t, "second pdwait of pid %d (fd %d%s, first fd %d "
 		    "options %#x said %s): %s", c->pid, fd2,
 		    fd2 == c->dup ? (c->dup_own ? " pdopenpid" : " dup") : "",
 		    fd, options0, tt_st(st, a, sizeof(a)), strerror(e));
-	else if (st2 != st)
+	else if (e == 0 && st2 != st)
 		tt_fail(t, "second pdwait of pid %d: %s, first %s", c->pid,
 		    tt_st(st2, a, sizeof(a)), tt_st(st, b, sizeof(b)));
 	tc_end(t, c);
