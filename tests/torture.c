@@ -112,10 +112,16 @@
 #else
 #define	TT_SANITIZED	0
 #endif
+/*
+ * Under TSan the fork copies, which call the library in the child of a
+ * multi-threaded fork, would run TSan's interceptors there (NOTES 2.9).
+ */
 #ifdef __SANITIZE_THREAD__
 #define	TT_RFSPAWN	TORTURE_RFSPAWN_UNDER_TSAN
+#define	TT_COPY		0
 #else
 #define	TT_RFSPAWN	1
+#define	TT_COPY		1
 #endif
 
 #ifndef T_GUARDIAN
@@ -135,19 +141,22 @@
 #define	TT_NOFD		4000	/* A descriptor number nobody here opens. */
 #define	TT_HELD_MS	5	/* A child that must live is watched so long. */
 #define	TT_SENTRY_COMM	"procdesc-sentry"
+#define	TT_MAXSENTRY	8
+#define	TT_TAG_ENV	"TORTURE_RUN"
 
 enum tt_op {
 	OP_PDFORK, OP_PDRFORK, OP_RFSPAWN, OP_DUP, OP_REOPEN, OP_CLOSE,
 	OP_PDKILL, OP_PDWAIT, OP_PDGETPID, OP_OPENPID, OP_FORK, OP_VFORK,
 	OP_SPAWN, OP_SYSTEM, OP_POPEN, OP_WAITID, OP_NAP, OP_DAEMONS,
-	OP_STOP, OP_FLIGHT, OP_NOPS,
+	OP_STOP, OP_FLIGHT, OP_COPY, OP_NOPS,
 	OP_CLEANUP = OP_NOPS	/* Not drawn: the end of a thread's run. */
 };
 
 static const char *const tt_opname[OP_NOPS + 1] = {
 	"pdfork", "pdrfork", "rfspawn", "dup", "reopen", "close", "pdkill",
 	"pdwait", "pdgetpid", "openpid", "fork", "vfork", "spawn", "system",
-	"popen", "waitid", "nap", "daemons", "stop", "flight", "cleanup",
+	"popen", "waitid", "nap", "daemons", "stop", "flight", "copy",
+	"cleanup",
 };
 
 /* How often each operation is drawn. */
@@ -158,6 +167,7 @@ static const enum tt_op tt_draw[] = {
 	OP_PDWAIT, OP_PDWAIT, OP_PDWAIT, OP_PDGETPID, OP_PDGETPID,
 	OP_OPENPID, OP_FORK, OP_VFORK, OP_SPAWN, OP_SYSTEM, OP_POPEN,
 	OP_WAITID, OP_WAITID, OP_NAP, OP_NAP, OP_DAEMONS, OP_STOP, OP_FLIGHT,
+	OP_COPY,
 };
 
 /* What a child does. */
@@ -165,7 +175,15 @@ enum tt_kind {
 	K_EXIT,		/* _exit(code). */
 	K_RAISE,	/* Kills itself with signal code. */
 	K_PAUSE,	/* Waits to be killed. */
-	K_EXEC		/* Execs something that exits with code. */
+	K_EXEC,		/* Execs something that exits with code. */
+	K_NEST,		/* pdforks a child that exits with code, and
+			   exits with it (124, 125: its pdfork, pdwait
+			   failed). */
+	K_NKINDS
+};
+
+static const char *const tt_kindname[K_NKINDS] = {
+	"exit", "raise", "pause", "exec", "nest",
 };
 
 /* Handler operations, for the hang report and the counts. */
@@ -217,6 +235,7 @@ struct tthread {
 	unsigned long	 neintr;	/* EINTRs from pdwait. */
 	unsigned long	 nclosekill;	/* Deaths by a last close seen. */
 	unsigned long	 nwaitid_vague;	/* waitid checks made moot. */
+	unsigned long	 nticks;	/* Timer signals this thread took. */
 	_Atomic int	 op;		/* What it does now: the hang report. */
 	_Atomic pid_t	 oppid;		/* The child it does it to. */
 	_Atomic int64_t	 stamp;		/* When it last made progress, ns. */
@@ -232,6 +251,9 @@ static int tt_seconds = 5;
 static int64_t tt_deadline;
 static struct tthread *tt_th;
 static __thread struct tthread *tt_self;
+static char tt_tag[64];			/* TT_TAG_ENV=value, or "". */
+static pid_t tt_sentries[TT_MAXSENTRY];	/* Our guardians' sentries. */
+static int tt_nsentry;
 static _Atomic bool tt_stop;
 static bool tt_exit_info_ok;		/* PIDFD_INFO_EXIT (Linux 6.15). */
 static bool tt_pollhup_ok;		/* POLLHUP on a reaped pidfd (6.9). */
@@ -343,7 +365,7 @@ tt_want(const struct tchild *c, char *buf, size_t len)
 
 	n = 0;
 	buf[0] = '\0';
-	if (c->kind == K_EXIT || c->kind == K_EXEC)
+	if (c->kind == K_EXIT || c->kind == K_EXEC || c->kind == K_NEST)
 		n += (size_t)snprintf(buf, len, "exit %d", c->code);
 	else if (c->kind == K_RAISE)
 		n += (size_t)snprintf(buf, len, "signal %d", c->code);
@@ -611,6 +633,24 @@ tt_exit_stdio(int code)
 	tt_exit(n);
 }
 
+/* A pdfork child that pdforks in turn: the library in a child of ours. */
+static void __attribute__((noreturn))
+tt_nested(int code)
+{
+	pid_t pid;
+	int fd, r, st;
+
+	if ((pid = pdfork(&fd, PD_CLOEXEC)) == -1)
+		tt_exit(124);
+	if (pid == 0)
+		tt_exit(code);
+	while ((r = pdwait(fd, &st, WEXITED, NULL, NULL)) == -1 &&
+	    errno == EINTR)
+		;
+	tt_exit(r == 0 && WIFEXITED(st) && WEXITSTATUS(st) == code ? code :
+	    125);
+}
+
 /*
  * What a child of pdfork or pdrfork does; an RFSPAWN child (spawn) calls
  * async-signal-safe functions only, argv was built before the fork.
@@ -639,6 +679,10 @@ tt_child(bool spawn, enum tt_kind kind, int code, char *const *argv)
 		syscall(SYS_close_range, 3, ~0U, 0);
 		execve(argv[0], argv + 1, environ);
 		tt_exit(127);
+	case K_NEST:
+		tt_nested(code);
+	case K_NKINDS:
+		break;
 	}
 	tt_exit(127);
 }
@@ -661,11 +705,13 @@ tc_expected(const struct tchild *c, int st)
 	switch (c->kind) {
 	case K_EXIT:
 	case K_EXEC:
+	case K_NEST:
 		return (WIFEXITED(st) && WEXITSTATUS(st) == c->code);
 	case K_RAISE:
 		return (WIFSIGNALED(st) && !WCOREDUMP(st) &&
 		    WTERMSIG(st) == c->code);
 	case K_PAUSE:
+	case K_NKINDS:
 		break;
 	}
 	return (false);
@@ -784,6 +830,9 @@ static void
 tc_end(struct tthread *t, struct tchild *c)
 {
 
+	/* The kill of the last close may come before a pending signal. */
+	if (!c->daemon && (c->fd != -1 || (c->dup != -1 && !c->dup_own)))
+		c->sigs |= tt_sigbit(SIGKILL);
 	if (c->fd != -1)
 		tc_close(t, c, &c->fd);
 	if (c->dup != -1)
@@ -889,8 +938,9 @@ tc_wait_end(struct tthread *t, struct tchild *c, int options)
 		return;
 	}
 	if (!tc_expected(c, st)) {
-		tt_fail(t, "pdwait of pid %d (%s, %s child): %s, expected %s",
-		    c->pid, tt_opname[c->how], c->daemon ? "daemon" : "plain",
+		tt_fail(t, "pdwait of pid %d (%s, %s, %s child): %s, "
+		    "expected %s", c->pid, tt_opname[c->how],
+		    tt_kindname[c->kind], c->daemon ? "daemon" : "plain",
 		    tt_st(st, a, sizeof(a)), tt_want(c, b, sizeof(b)));
 		tc_end(t, c);
 		return;
@@ -900,19 +950,22 @@ tc_wait_end(struct tthread *t, struct tchild *c, int options)
 	options = WEXITED | WNOHANG;
 	if (fd2 == c->dup && c->dup_own && !TORTURE_REOPEN_WNOHANG)
 		options = WEXITED;
-	if ((e = tt_pdwait(t, c, fd2, options, &st2)) != 0)
+	if ((e = tt_pdwait(t, c, fd2, options, &st2)) != 0 &&
+	    (e != EINTR || !atomic_load(&tt_stop)))
 		tt_fail(t, "second pdwait of pid %d (fd %d%s, first fd %d "
 		    "options %#x said %s): %s", c->pid, fd2,
 		    fd2 == c->dup ? (c->dup_own ? " pdopenpid" : " dup") : "",
 		    fd, options0, tt_st(st, a, sizeof(a)), strerror(e));
-	else if (st2 != st)
+	else if (e == 0 && st2 != st)
 		tt_fail(t, "second pdwait of pid %d: %s, first %s", c->pid,
 		    tt_st(st2, a, sizeof(a)), tt_st(st, b, sizeof(b)));
 	tc_end(t, c);
 }
 
-/* A free entry of t's table; a full table first ends one. */
 static void tc_finish(struct tthread *, struct tchild *);
+static void tt_reap_plain(struct tthread *, pid_t, int, const char *);
+
+/* A free entry of t's table; a full table first ends one. */
 
 static struct tchild *
 tc_free(struct tthread *t)
@@ -944,7 +997,9 @@ op_make(struct tthread *t, enum tt_op op)
 
 	if ((c = tc_free(t)) == NULL)
 		return;
-	kind = (enum tt_kind)tt_rand(t, 4);
+	kind = (enum tt_kind)tt_rand(t, K_NKINDS);
+	if (kind == K_NEST && op == OP_RFSPAWN)
+		kind = K_EXIT;
 	code = kind == K_RAISE ? tt_randsig(t) : (int)tt_rand(t, 126);
 	argv[0] = "/bin/sh";
 	argv[1] = "sh";
@@ -1387,6 +1442,76 @@ op_flight(struct tthread *t)
 	close(sv[1]);
 	if (c->fd == -1)
 		tc_end(t, c);
+}
+
+/*
+ * In a fork() copy of this process, the descriptor of a running child:
+ * pdgetpid, pdkill 0, pdwait(WNOHANG) says EAGAIN; with sig, pdkill and a
+ * blocking pdwait for the status.  The copy's exit status is the number
+ * of the step that failed, 0 if none.
+ */
+static int
+tt_copy_ops(int fd, pid_t want, int sig)
+{
+	siginfo_t si;
+	pid_t pid;
+	int r, st;
+
+	if (pdgetpid(fd, &pid) != 0 || pid != want)
+		return (1);
+	if (pdkill(fd, 0) != 0)
+		return (2);
+	if (pdwait(fd, &st, WEXITED | WNOHANG, NULL, NULL) != -1 ||
+	    errno != EAGAIN)
+		return (3);
+	if (sig == 0)
+		return (0);
+	if (pdkill(fd, sig) != 0)
+		return (4);
+	memset(&si, 0, sizeof(si));
+	while ((r = pdwait(fd, &st, WEXITED, NULL, &si)) == -1 &&
+	    errno == EINTR)
+		;
+	if (r != 0)
+		return (5);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != sig)
+		return (6);
+	if (si.si_pid != want || si.si_code != CLD_KILLED ||
+	    si.si_status != sig)
+		return (7);
+	return (0);
+}
+
+/*
+ * A fork() copy holds every descriptor too and uses a running child's as
+ * any holder does (the owner's registry is not its own); the owner then
+ * sees what the copy did.
+ */
+static void
+op_copy(struct tthread *t)
+{
+	struct tchild *c;
+	pid_t pid;
+	int fd, sig;
+
+	if ((c = tc_pick_running(t)) == NULL)
+		return;
+	tt_doing(t, OP_COPY, c->pid);
+	fd = tc_anyfd(t, c);
+	sig = tt_rand(t, 2) == 0 ? tt_randsig(t) : 0;
+	tt_untracked(true);
+	if ((pid = fork()) == 0)
+		tt_exit(tt_copy_ops(fd, c->pid, sig));
+	if (pid != -1)
+		tt_pidset(pid, PK_PLAIN, OP_COPY);
+	tt_untracked(false);
+	if (pid == -1) {
+		tt_fail(t, "fork: %s", strerror(errno));
+		return;
+	}
+	tt_reap_plain(t, pid, 0, "fork copy (exit: the step that failed)");
+	if (sig != 0)
+		c->sigs |= tt_sigbit(sig);
 }
 
 /* End c however fits: a pausing child is killed or closed first. */
@@ -1876,6 +2001,10 @@ tt_op(struct tthread *t, enum tt_op op)
 	case OP_FLIGHT:
 		op_flight(t);
 		break;
+	case OP_COPY:
+		if (TT_COPY)
+			op_copy(t);
+		break;
 	case OP_NOPS:
 		break;
 	}
@@ -1999,6 +2128,7 @@ h_alarm(int sig)
 		errno = saved;
 		return;
 	}
+	t->nticks++;
 	r = tt_mix(&t->hrng);
 	if (t->safe) {
 		/* Rare (naps are short): use each. */
@@ -2126,18 +2256,62 @@ tt_monitor(void *arg)
 }
 
 /*
- * Our children (ppid == us) but the library's sentries: how many, how
- * many of them zombies, and the first few described in buf.
+ * Whether pid inherited the tag of this run in its environment (all our
+ * descendants but the guardians, whose environment is empty).
+ */
+static bool
+tt_tagged(pid_t pid)
+{
+	char path[64], env[16384];
+	size_t tl;
+	ssize_t n, i;
+	int fd;
+
+	if (tt_tag[0] == '\0')
+		return (false);
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (false);
+	n = read(fd, env, sizeof(env));
+	close(fd);
+	tl = strlen(tt_tag);
+	for (i = 0; n > 0 && i + (ssize_t)tl <= n; i += (ssize_t)strnlen(env +
+	    i, (size_t)(n - i)) + 1)
+		if (memcmp(env + i, tt_tag, tl) == 0 &&
+		    (i + (ssize_t)tl == n || env[i + tl] == '\0'))
+			return (true);
+	return (false);
+}
+
+static bool
+tt_sentry(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < tt_nsentry; i++)
+		if (tt_sentries[i] == pid)
+			return (true);
+	return (false);
+}
+
+/*
+ * What is left of the run: our children (zombies included) but the
+ * sentries of our guardians, and any process anywhere that carries the
+ * run's tag (an orphan init adopted, a grandchild).  How many, how many
+ * zombies, the first few described in buf.  snapshot: file our sentries
+ * instead (after the warm-up).
  */
 static int
-tt_children(int *zombiesp, char *buf, size_t len)
+tt_leftovers(int *zombiesp, char *buf, size_t len, bool snapshot)
 {
 	char path[300], st[512], *p, state;
 	struct dirent *de;
 	size_t off;
 	DIR *d;
 	FILE *fp;
+	pid_t pid;
 	int n, ppid;
+	bool ours;
 
 	n = *zombiesp = 0;
 	off = 0;
@@ -2145,25 +2319,34 @@ tt_children(int *zombiesp, char *buf, size_t len)
 	if ((d = opendir("/proc")) == NULL)
 		return (-1);
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' ||
+		    (pid = atoi(de->d_name)) == getpid())
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
 		if ((fp = fopen(path, "re")) == NULL)
 			continue;
-		if (fgets(st, sizeof(st), fp) != NULL &&
+		ours = fgets(st, sizeof(st), fp) != NULL &&
 		    (p = strrchr(st, ')')) != NULL &&
 		    sscanf(p + 2, "%c %d", &state, &ppid) == 2 &&
-		    ppid == getpid() &&
-		    strstr(st, "(" TT_SENTRY_COMM ")") == NULL) {
-			n++;
-			if (state == 'Z')
-				(*zombiesp)++;
-			*p = '\0';
-			if (off < len)
-				off += (size_t)snprintf(buf + off, len - off,
-				    "%s) %c; ", st, state);
-		}
+		    (ppid == getpid() || tt_tagged(pid));
 		fclose(fp);
+		if (!ours)
+			continue;
+		if (snapshot) {
+			if (ppid == getpid() && strstr(st, "(" TT_SENTRY_COMM
+			    ")") != NULL && tt_nsentry < TT_MAXSENTRY)
+				tt_sentries[tt_nsentry++] = pid;
+			continue;
+		}
+		if (tt_sentry(pid))
+			continue;
+		n++;
+		if (state == 'Z')
+			(*zombiesp)++;
+		*p = '\0';
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off,
+			    "%s) %c ppid %d; ", st, state, ppid);
 	}
 	closedir(d);
 	return (n);
@@ -2243,11 +2426,11 @@ tt_final_checks(const char *fds0)
 	int n, zombies;
 
 	end = tt_now() + (int64_t)TT_LONG_MS * 1000000;
-	while ((n = tt_children(&zombies, list, sizeof(list))) != 0 &&
+	while ((n = tt_leftovers(&zombies, list, sizeof(list), false)) != 0 &&
 	    tt_now() < end)
 		usleep(10000);
 	if (n != 0)
-		tt_fail(NULL, "%d child process%s left after %d ms (%d "
+		tt_fail(NULL, "%d process%s of the run left after %d ms (%d "
 		    "zombie%s): %s", n, n == 1 ? "" : "es", TT_LONG_MS,
 		    zombies, zombies == 1 ? "" : "s", list);
 	tt_fds(fds, sizeof(fds));
@@ -2280,13 +2463,19 @@ static void
 tt_summary(void)
 {
 	unsigned long n[OP_NOPS], eintr, closekill, vague;
-	char line[1024];
-	size_t off;
+	char line[1024], ticks[256];
+	size_t off, toff;
 	int i, op;
 
 	memset(n, 0, sizeof(n));
 	eintr = closekill = vague = 0;
+	toff = 0;
+	ticks[0] = '\0';
 	for (i = 0; i < tt_nthreads; i++) {
+		if (toff < sizeof(ticks))
+			toff += (size_t)snprintf(ticks + toff,
+			    sizeof(ticks) - toff, "%s%lu", i == 0 ? "" : "/",
+			    tt_th[i].nticks);
 		for (op = 0; op < OP_NOPS; op++)
 			n[op] += tt_th[i].n[op];
 		eintr += tt_th[i].neintr;
@@ -2298,11 +2487,47 @@ tt_summary(void)
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
 		    "%s %lu, ", tt_opname[op], n[op]);
 	printf("torture: %sclose-kills %lu, pdwait EINTR %lu, waitid moot "
-	    "%lu; handler: ticks %lu, pdgetpid %lu, pdkill0 %lu, pdfork %lu, "
-	    "EDEADLK %lu, stale %lu\n", line, closekill, eintr, vague,
-	    atomic_load(&h_ticks), atomic_load(&h_n[H_GETPID]),
+	    "%lu; handler: ticks %lu (per thread %s), pdgetpid %lu, pdkill0 "
+	    "%lu, pdfork %lu, EDEADLK %lu, stale %lu\n", line, closekill,
+	    eintr, vague, atomic_load(&h_ticks), ticks,
+	    atomic_load(&h_n[H_GETPID]),
 	    atomic_load(&h_n[H_KILL0]), atomic_load(&h_n[H_PDFORK]),
 	    atomic_load(&h_edeadlk), atomic_load(&h_stale));
+}
+
+/*
+ * Tag the run: every process it makes inherits TT_TAG_ENV in its
+ * environment, through exec too, so that the final check finds any of
+ * them, wherever it was reparented.  /proc/PID/environ shows what a
+ * process was exec'd with, so the run execs itself once to carry the tag
+ * (whose value starts with our pid: an inherited one is not ours).
+ */
+static void
+tt_tag_run(char **argv)
+{
+	char val[48], pre[16], self[4096];
+	const char *v;
+	uint64_t r;
+	ssize_t n;
+
+	snprintf(pre, sizeof(pre), "%d.", (int)getpid());
+	if ((v = getenv(TT_TAG_ENV)) != NULL &&
+	    strncmp(v, pre, strlen(pre)) == 0) {
+		snprintf(tt_tag, sizeof(tt_tag), TT_TAG_ENV "=%s", v);
+		return;
+	}
+	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+		r = (uint64_t)time(NULL);
+	snprintf(val, sizeof(val), "%s%016" PRIx64, pre, r);
+	setenv(TT_TAG_ENV, val, 1);
+	/* By its name, not /proc/self/exe: the name is the command's. */
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[n] = '\0';
+		execv(self, argv);
+	}
+	fprintf(stderr, "torture: cannot exec itself (%s): orphans go "
+	    "unchecked\n", strerror(errno));
+	unsetenv(TT_TAG_ENV);
 }
 
 static void __attribute__((noreturn))
@@ -2354,8 +2579,7 @@ tt_options(int argc, char **argv)
 
 /*
  * Everything process-wide before the threads: no core files (children die
- * of SIGABRT), orphans come back to us (PR_SET_CHILD_SUBREAPER), so the
- * final check sees them, and the pid map.
+ * of SIGABRT), the guardian of the build tree, the pid map.
  */
 static bool
 tt_setup(void)
@@ -2366,9 +2590,6 @@ tt_setup(void)
 	if (getenv("LIBPROCDESC_GUARDIAN") == NULL)
 		setenv("LIBPROCDESC_GUARDIAN", T_GUARDIAN, 1);
 	(void)setrlimit(RLIMIT_CORE, &rl);
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1)
-		printf("torture: PR_SET_CHILD_SUBREAPER: %s\n",
-		    strerror(errno));
 	tt_pidmax = 4194304;
 	if ((fp = fopen("/proc/sys/kernel/pid_max", "re")) != NULL) {
 		if (fscanf(fp, "%ld", &tt_pidmax) != 1)
@@ -2437,8 +2658,11 @@ int
 main(int argc, char **argv)
 {
 	static char fds0[4096];
+	char list[16];
 	sigset_t alrm;
+	int n;
 
+	tt_tag_run(argv);
 	tt_options(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("torture: seed %" PRIu64 ", %d threads, %d s\n", tt_seed,
@@ -2450,6 +2674,7 @@ main(int argc, char **argv)
 	if (!tt_setup() || !tt_warm_up())
 		return (1);
 	tt_fds(fds0, sizeof(fds0));
+	(void)tt_leftovers(&n, list, sizeof(list), true);
 	if (!tt_run())
 		return (1);
 	tt_report_handler();
