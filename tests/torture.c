@@ -53,8 +53,9 @@
 #include "linux_pidfd.h"
 
 /*
- * Operations the library gets wrong at the time of writing, each kept out
- * of the run until it is fixed; set to 1 to exercise it again.
+ * Operations the library got wrong when this test was written, each with
+ * a switch to leave it out while a regression is hunted down.  All are
+ * fixed and run (1) but TORTURE_RFSPAWN_UNDER_TSAN, a TSan limit.
  *
  * TORTURE_OPENPID_PDWAIT_FIRST: pdwait on a pdopenpid descriptor of our
  * own fork() child that has exited but is not yet reaped.  The guardian
