@@ -666,6 +666,9 @@ pd_wait_event(int fd, const struct procdesc_name *np, int options,
 		}
 		if (pidfd == -1 && error != EAGAIN)
 			return (error);
+		/* Neither owner nor parent: only the exit, not asked for. */
+		if (!running && pidfd == -1 && (options & WEXITED) == 0)
+			return (ECHILD);
 		if ((options & WNOHANG) != 0)
 			error = EAGAIN;
 		else if (pidfd != -1)

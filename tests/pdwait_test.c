@@ -1234,9 +1234,37 @@ T_TC(fork_copy__pdwait_after_exit, "a fork copy pdwaits an exited child")
 	ATF_REQUIRE(close(fd) == 0);
 }
 
+/*
+ * In a fork() copy of the owner, which can see no stop of the child, pdwait
+ * for stops alone fails with ECHILD at once instead of blocking.
+ */
+T_TC(pdwait__copy_wuntraced_echild, "pdwait(WUNTRACED) in a fork copy: "
+    "ECHILD, not a wait for ever")
+{
+	siginfo_t si;
+	pid_t pid, copy;
+	int fd, st, watch;
+
+	pid = t_pdfork_pause(&fd, 0);
+	watch = t_watch(pid);
+	if ((copy = fork()) == 0) {
+		alarm(10);	/* A broken library blocks: fail, not hang. */
+		_exit(pdwait(fd, &st, WUNTRACED, NULL, NULL) == -1 &&
+		    errno == ECHILD ? 0 : 1);
+	}
+	ATF_REQUIRE(copy > 0);
+	memset(&si, 0, sizeof(si));
+	ATF_REQUIRE(waitid(P_PID, (id_t)copy, &si, WEXITED) == 0);
+	ATF_CHECK_MSG(si.si_code == CLD_EXITED && si.si_status == 0,
+	    "the copy's pdwait: code %d status %d", si.si_code, si.si_status);
+	ATF_REQUIRE(close(fd) == 0);
+	t_expect_death(watch);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 
+	ATF_TP_ADD_TC(tp, pdwait__copy_wuntraced_echild);
 	ATF_TP_ADD_TC(tp, pdgetpid__basic);
 	ATF_TP_ADD_TC(tp, pdgetpid__after_exit);
 	ATF_TP_ADD_TC(tp, pdgetpid__ebadf_closed);
