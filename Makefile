@@ -195,7 +195,8 @@ tests/torture: tests/torture.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN) \
 # as a signal-unsafe call; a report stops the run at once.
 SECONDS?=	60
 ifeq ($(SANITIZE),thread)
-TORTURE_ENV=	TSAN_OPTIONS="die_after_fork=0:halt_on_error=1:report_signal_unsafe=0:$$TSAN_OPTIONS"
+TORTURE_TSAN=	die_after_fork=0:halt_on_error=1:report_signal_unsafe=0
+TORTURE_ENV=	TSAN_OPTIONS="$(TORTURE_TSAN):$$TSAN_OPTIONS"
 else
 TORTURE_ENV=	$(SAN_ENV)
 endif

@@ -19,7 +19,10 @@
  * each sanitizer.  Thread i draws its operations from a generator seeded
  * with seed + i, so a seed replays what each thread chooses as far as the
  * timing allows (not the interleaving, nor where the timer strikes).  The
- * last line says "torture: ok" (exit 0) or "torture: FAIL: why" (exit 1).
+ * last line says "torture: ok" (exit 0) or "torture: FAIL: why" (exit 1);
+ * a thread without progress for TT_HANG_S seconds is a hang: what every
+ * thread does is printed, then abort(3) (built with -DTT_HANG_PAUSE the
+ * process first waits ten minutes for a debugger).
  */
 
 #include <sys/ioctl.h>
@@ -445,8 +448,8 @@ tt_errno_kept(struct tthread *t, const char *what)
 
 /*
  * The pid map (tt_pidkind): what made pid (an operation, TT_BY_HANDLER
- * for the signal handler, -1 for nothing), and what kind of child it is.  The handler
- * stores without the mutex; a byte store is atomic.
+ * for the signal handler, -1 for nothing), and what kind of child it is.
+ * The handler stores without the mutex; a byte store is atomic.
  */
 #define	TT_BY_HANDLER	(OP_NOPS + 1)
 
