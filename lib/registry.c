@@ -30,7 +30,7 @@ static size_t rg_nbuckets;		/* (l) A power of two, or 0. */
 static size_t rg_count;			/* (l) Entries. */
 static struct procdesc *rg_linger;	/* (l) Reaped, oldest first. */
 static struct procdesc **rg_ltail = &rg_linger; /* (l) */
-static PROCDESC_TLS volatile bool rg_locked; /* See procdesc_lock(). */
+static PROCDESC_TLS volatile int rg_locked; /* See procdesc_lock(). */
 
 /*
  * A condition variable whose timed waits count on CLOCK_MONOTONIC, which
@@ -58,19 +58,21 @@ rg_init(void)
 /*
  * procdesc_mtx, with a note that this thread holds it: a fork() from a
  * signal handler that interrupted us holding it must not wait for it
- * (fork.c's prepare handler).  The note is set before the lock is taken
- * and cleared after it is released, so that it is never false while the
- * thread holds the mutex, even for an instant inside glibc's unlock (a
- * handler there once waited on its own thread).  Where it is true
- * without the lock (a moment around each call, a condition wait), the
- * prepare handler skips a lock that another thread may hold, which is
- * safe: the child makes the mutex anew and forgets what it guards.
+ * (fork.c's prepare handler).  The note is counted up before the lock is
+ * taken and down after it is released, so that it is never zero while
+ * the thread holds the mutex, even for an instant inside glibc's unlock
+ * (a handler there once waited on its own thread); a count, so that a
+ * handler's trylock and unlock (pdkill) leave the interrupted thread's
+ * note as it was.  Where it is set without the lock (a moment around each
+ * call, a condition wait), the prepare handler skips a lock that another
+ * thread may hold, which is safe: the child makes the mutex anew and
+ * forgets what it guards.
  */
 void
 procdesc_lock(void)
 {
 
-	rg_locked = true;
+	rg_locked++;
 	pthread_mutex_lock(&procdesc_mtx);
 }
 
@@ -79,7 +81,7 @@ procdesc_unlock(void)
 {
 
 	pthread_mutex_unlock(&procdesc_mtx);
-	rg_locked = false;
+	rg_locked--;
 }
 
 /*
@@ -89,13 +91,11 @@ procdesc_unlock(void)
 bool
 procdesc_trylock(void)
 {
-	bool was;
 
-	was = rg_locked;
-	rg_locked = true;
+	rg_locked++;
 	if (pthread_mutex_trylock(&procdesc_mtx) == 0)
 		return (true);
-	rg_locked = was;
+	rg_locked--;
 	return (false);
 }
 
@@ -103,7 +103,7 @@ bool
 procdesc_locked(void)
 {
 
-	return (rg_locked);
+	return (rg_locked > 0);
 }
 
 /*
@@ -120,7 +120,7 @@ procdesc_lock_child(bool held)
 		procdesc_unlock();
 	else {
 		pthread_mutex_init(&procdesc_mtx, NULL);
-		rg_locked = false;
+		rg_locked = 0;
 	}
 }
 
