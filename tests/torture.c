@@ -104,16 +104,7 @@
 #define	TORTURE_RFSPAWN_UNDER_TSAN	0
 #endif
 #ifndef TORTURE_HANDLER_PDKILL_ANYWHERE
-#ifdef __SANITIZE_THREAD__
-/*
- * The handler's descriptor may be closing in another thread at that very
- * moment (the test publishes descriptors without a lock), which TSan
- * reports as a race on the fd: the test's, not the library's.
- */
-#define	TORTURE_HANDLER_PDKILL_ANYWHERE	0
-#else
 #define	TORTURE_HANDLER_PDKILL_ANYWHERE	1
-#endif
 #endif
 #ifndef TORTURE_HANDLER_PDFORK_IN_LIB
 #define	TORTURE_HANDLER_PDFORK_IN_LIB	1
@@ -2057,6 +2048,14 @@ h_probe(struct tthread *t, bool kill0)
 	int e, e2, fd, r, r2;
 
 	slot = (size_t)(tt_mix(&t->hrng) % tt_npub);
+#ifdef __SANITIZE_THREAD__
+	/*
+	 * Another thread may be closing its descriptor at this moment (the
+	 * staleness check below catches that), which TSan reports as a race
+	 * on the fd: only this thread's own, which cannot close meanwhile.
+	 */
+	slot = (size_t)t->idx * TT_NLIVE + slot % TT_NLIVE;
+#endif
 	if ((v1 = atomic_load(&tt_pub[slot])) == 0)
 		return;
 	fd = (int)((v1 >> 32) & 0xfffff);
