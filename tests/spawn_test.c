@@ -137,46 +137,55 @@ s_add_chdir(struct s_req *r, const char *path)
 }
 
 /* The file actions of r, through the overlay's calls. */
-static void
-s_fill_actions(posix_spawn_file_actions_t *fa, const struct s_req *r)
-{
-	const struct s_act *a;
-	int i, e;
-
-	for (i = 0; i < r->nacts; i++) {
-		a = &r->acts[i];
-		switch (a->kind) {
-		case S_OPEN:
-			e = posix_spawn_file_actions_addopen(fa, a->fd,
-			    a->path, a->oflag, a->mode);
-			break;
-		case S_CLOSE:
-			e = posix_spawn_file_actions_addclose(fa, a->fd);
-			break;
-		case S_DUP2:
-			e = posix_spawn_file_actions_adddup2(fa, a->fd,
-			    a->newfd);
-			break;
-		case S_CHDIR:
-			e = posix_spawn_file_actions_addchdir_np(fa, a->path);
-			break;
-		case S_FCHDIR:
-			e = posix_spawn_file_actions_addfchdir_np(fa, a->fd);
-			break;
-		case S_CLOSEFROM:
-			e = posix_spawn_file_actions_addclosefrom_np(fa,
-			    a->fd);
-			break;
-		case S_TCSETPGRP:
-			e = posix_spawn_file_actions_addtcsetpgrp_np(fa,
-			    a->fd);
-			break;
-		default:
-			e = EINVAL;
-		}
-		ATF_REQUIRE_MSG(e == 0, "file action %d: %s", i, strerror(e));
-	}
+/*
+ * The file actions of r into fa, written once and compiled twice: here
+ * through the overlay, and after its names are undone, against the
+ * system's <spawn.h> (s_plain_actions).
+ */
+#define	S_ACTIONS_FN(name)						\
+static void								\
+name(posix_spawn_file_actions_t *fa, const struct s_req *r)		\
+{									\
+	const struct s_act *a;						\
+	int i, e;							\
+									\
+	for (i = 0; i < r->nacts; i++) {				\
+		a = &r->acts[i];					\
+		switch (a->kind) {					\
+		case S_OPEN:						\
+			e = posix_spawn_file_actions_addopen(fa, a->fd,	\
+			    a->path, a->oflag, a->mode);		\
+			break;						\
+		case S_CLOSE:						\
+			e = posix_spawn_file_actions_addclose(fa, a->fd); \
+			break;						\
+		case S_DUP2:						\
+			e = posix_spawn_file_actions_adddup2(fa, a->fd,	\
+			    a->newfd);					\
+			break;						\
+		case S_CHDIR:						\
+			e = posix_spawn_file_actions_addchdir_np(fa, a->path); \
+			break;						\
+		case S_FCHDIR:						\
+			e = posix_spawn_file_actions_addfchdir_np(fa, a->fd); \
+			break;						\
+		case S_CLOSEFROM:					\
+			e = posix_spawn_file_actions_addclosefrom_np(fa, \
+			    a->fd);					\
+			break;						\
+		case S_TCSETPGRP:					\
+			e = posix_spawn_file_actions_addtcsetpgrp_np(fa, \
+			    a->fd);					\
+			break;						\
+		default:						\
+			e = EINVAL;					\
+		}							\
+		ATF_REQUIRE_MSG(e == 0, "file action %d: %s", i,	\
+		    strerror(e));					\
+	}								\
 }
+
+S_ACTIONS_FN(s_fill_actions)
 
 static void
 s_fill_attr(posix_spawnattr_t *sa, const struct s_req *r)
@@ -1212,46 +1221,7 @@ T_TC(spawn__owner_killed, "an owner killed amid posix_spawns leaves no "
 #undef posix_spawn_file_actions_addclosefrom_np
 #undef posix_spawn_file_actions_addtcsetpgrp_np
 
-static void
-s_plain_actions(posix_spawn_file_actions_t *fa, const struct s_req *r)
-{
-	const struct s_act *a;
-	int i, e;
-
-	for (i = 0; i < r->nacts; i++) {
-		a = &r->acts[i];
-		switch (a->kind) {
-		case S_OPEN:
-			e = posix_spawn_file_actions_addopen(fa, a->fd,
-			    a->path, a->oflag, a->mode);
-			break;
-		case S_CLOSE:
-			e = posix_spawn_file_actions_addclose(fa, a->fd);
-			break;
-		case S_DUP2:
-			e = posix_spawn_file_actions_adddup2(fa, a->fd,
-			    a->newfd);
-			break;
-		case S_CHDIR:
-			e = posix_spawn_file_actions_addchdir_np(fa, a->path);
-			break;
-		case S_FCHDIR:
-			e = posix_spawn_file_actions_addfchdir_np(fa, a->fd);
-			break;
-		case S_CLOSEFROM:
-			e = posix_spawn_file_actions_addclosefrom_np(fa,
-			    a->fd);
-			break;
-		case S_TCSETPGRP:
-			e = posix_spawn_file_actions_addtcsetpgrp_np(fa,
-			    a->fd);
-			break;
-		default:
-			e = EINVAL;
-		}
-		ATF_REQUIRE_MSG(e == 0, "file action %d: %s", i, strerror(e));
-	}
-}
+S_ACTIONS_FN(s_plain_actions)
 
 static int
 s_spawn_plain(const struct s_req *r, pid_t *pidp)
