@@ -690,19 +690,46 @@ T_TC(race__fork_during_pdfork, "fork() in one thread while another is in "
  * wait for the start, the start for "go", until the start times out.
  */
 static char gs_started[256], gs_go[256];
+static volatile sig_atomic_t gs_script = -1;	/* A pidfd of the script. */
+
+/*
+ * A script that never got "go" outlives a failed case: it has no
+ * parent-death signal until it execs the guardian.  Kill it.
+ */
+static void
+gs_kill_script(void)
+{
+
+	if (gs_script != -1)
+		(void)syscall(SYS_pidfd_send_signal, (int)gs_script, SIGKILL,
+		    NULL, 0);
+}
+
+static void
+gs_alarm(int sig)
+{
+
+	(void)sig;
+	gs_kill_script();
+	_exit(24);
+}
 
 static void *
 gs_forker(void *arg)
 {
+	char buf[32];
 	pid_t pid;
+	ssize_t n;
 	int fd, status;
-	char c;
 
 	(void)arg;
 	if ((fd = open(gs_started, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    read(fd, &c, 1) != 1)
+	    (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
 		return ((void *)"no start");
 	(void)close(fd);
+	buf[n] = '\0';
+	/* Alive until "go": its pid is its own. */
+	gs_script = (int)syscall(SYS_pidfd_open, (pid_t)atoi(buf), 0);
 	if ((pid = fork()) == 0)
 		_exit(0);
 	if (pid == -1 || waitpid(pid, &status, 0) != pid)
@@ -723,12 +750,16 @@ gs_child(const char *script)
 	pid_t pid;
 	int fd, status;
 
+	(void)signal(SIGALRM, gs_alarm);
+	(void)alarm(30);	/* Fail before the case's bound kills us. */
 	if (setenv("LIBPROCDESC_GUARDIAN", script, 1) != 0 ||
 	    pthread_create(&td, NULL, gs_forker, NULL) != 0)
 		_exit(20);
 	if ((pid = pdfork(&fd, 0)) == 0)
 		_exit(3);
 	(void)pthread_join(td, &why);
+	if (why != NULL || pid == -1)
+		gs_kill_script();
 	if (why != NULL) {
 		fprintf(stderr, "forker: %s\n", (const char *)why);
 		_exit(21);
@@ -760,7 +791,7 @@ T_TC(race__fork_during_guardian_start, "fork() in another thread while "
 	ATF_REQUIRE(mkfifo(gs_go, 0600) == 0);
 	ATF_REQUIRE((fp = fopen(script, "we")) != NULL);
 	/* "go" is open (read-write: no wait) before "started" is said. */
-	fprintf(fp, "#!/bin/sh\nexec 4<>'%s'\necho > '%s'\nread x <&4\n"
+	fprintf(fp, "#!/bin/sh\nexec 4<>'%s'\necho $$ > '%s'\nread x <&4\n"
 	    "exec 4<&-\nexec '%s' \"$@\"\n", gs_go, gs_started, T_GUARDIAN);
 	ATF_REQUIRE(fclose(fp) == 0);
 	ATF_REQUIRE(chmod(script, 0755) == 0);
