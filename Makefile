@@ -5,6 +5,7 @@
 #   make check         build everything and run the Kyua suite
 #   make check-kernels the suite on Debian's 6.1 and 6.12 under QEMU too
 #   make cross-aarch64 the library cross-built for aarch64 (no tests)
+#   make check-musl    built with musl, a static smoke test (tests/smoke.c)
 #   make torture       the torture test for SECONDS (60), SEED= to replay
 #   make bench         benchmarks
 #   make install PREFIX=/usr/local DESTDIR=
@@ -221,6 +222,19 @@ cross-aarch64:
 	    O=$(O)/aarch64 WERROR=-Werror all
 	@file $(O)/aarch64/libprocdesc.so.$(VERSION) $(O)/aarch64/procdesc-guardian
 
+# The library built with musl-gcc, and tests/smoke.c (no ATF, which
+# Debian builds for glibc only) linked statically against it.
+MUSL_SMOKE=	$(O)/musl/smoke
+check-musl:
+	@sh tools/deps.sh musl
+	@$(MAKE) --no-print-directory CC=musl-gcc O=$(O)/musl \
+	    WERROR=$(WERROR) all
+	musl-gcc -D_GNU_SOURCE -Iinclude $(ALL_CFLAGS) -static \
+	    -o $(MUSL_SMOKE) tests/smoke.c $(O)/musl/libprocdesc.a -lpthread
+	@file $(MUSL_SMOKE)
+	LIBPROCDESC_GUARDIAN=$(abspath $(O))/musl/procdesc-guardian \
+	    timeout 600 $(MUSL_SMOKE)
+
 # Lint the man pages (run by make check).
 lint-man:
 	mandoc -Tlint -Wwarning man/pdfork.3 man/libprocdesc.7
@@ -305,6 +319,6 @@ clean: clean-extra
 -include examples/examples.mk
 clean-extra::
 
-.PHONY: all tests demo check check-kernels cross-aarch64 torture install \
-	uninstall clean clean-extra deps-build deps-check deps-deb deb \
+.PHONY: all tests demo check check-kernels cross-aarch64 check-musl torture \
+	install uninstall clean clean-extra deps-build deps-check deps-deb deb \
 	lint-man FORCE

@@ -120,6 +120,21 @@ fk_clone(const pa_reg_t *r)
 	return (sys_clone3(&ca));
 }
 
+#ifdef SYS_fork
+/* fork(2), as musl's fork issues it where the architecture has one. */
+static long FK_NOSAN
+fk_forksys(void)
+{
+	struct procdesc_clone_args ca = {
+		.flags = CLONE_PIDFD,
+		.pidfd = (uint64_t)(uintptr_t)&fk_pidfd,
+		.exit_signal = 0,
+	};
+
+	return (sys_clone3(&ca));
+}
+#endif
+
 /* clone3(2), should a later glibc's fork use it (64 bytes at least). */
 static long FK_NOSAN
 fk_clone3(const pa_reg_t *r)
@@ -135,6 +150,37 @@ fk_clone3(const pa_reg_t *r)
 	ca.pidfd = (uint64_t)(uintptr_t)&fk_pidfd;
 	ca.exit_signal = 0;
 	return (sys_clone3(&ca));
+}
+
+/*
+ * A trapped system call: the one that makes the child (glibc's clone,
+ * musl's fork) becomes clone3 with a pidfd and no exit signal; any other
+ * runs as it is.
+ */
+static long FK_NOSAN
+fk_syscall(int nr, const pa_reg_t *r, bool *childp)
+{
+	long ret;
+
+	switch (nr) {
+	case SYS_clone:
+		ret = fk_clone(r);
+		break;
+	case SYS_clone3:
+		ret = fk_clone3(r);
+		break;
+#ifdef SYS_fork
+	case SYS_fork:
+		ret = fk_forksys();
+		break;
+#endif
+	default:
+		*childp = false;
+		return (sys_syscall6(nr, r[PA_A0], r[PA_A1], r[PA_A2],
+		    r[PA_A3], r[PA_A4], r[PA_A5]));
+	}
+	*childp = (ret == 0);
+	return (ret);
 }
 
 static void FK_NOSAN
@@ -153,14 +199,7 @@ fk_sigsys(int sig, siginfo_t *si, void *uctx)
 		return;
 	}
 	r = PA_REGS(uctx);
-	child = false;
-	if (si->si_syscall == SYS_clone || si->si_syscall == SYS_clone3) {
-		ret = (si->si_syscall == SYS_clone) ? fk_clone(r) :
-		    fk_clone3(r);
-		child = (ret == 0);
-	} else
-		ret = sys_syscall6(si->si_syscall, r[PA_A0], r[PA_A1],
-		    r[PA_A2], r[PA_A3], r[PA_A4], r[PA_A5]);
+	ret = fk_syscall(si->si_syscall, r, &child);
 	r[PA_RET] = (ret == -1) ? -errno : ret;
 	errno = saved;
 	/* The kernel does not copy the dispatch into the child. */

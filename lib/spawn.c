@@ -565,6 +565,24 @@ procdesc_posix_spawn_file_actions_addchdir_np(
 	    posix_spawn_file_actions_addchdir_np(&fa->fa_fa, path)));
 }
 
+#ifndef __GLIBC__
+/*
+ * musl 1.2 has neither closefrom nor tcsetpgrp actions.  Refusing them
+ * keeps a spawn without a request, which is the C library's own, from
+ * dropping an action silently.
+ */
+static int
+sp_unsupported(posix_spawn_file_actions_t *fa, int fd)
+{
+
+	(void)fa;
+	(void)fd;
+	return (ENOSYS);
+}
+#define	posix_spawn_file_actions_addclosefrom_np	sp_unsupported
+#define	posix_spawn_file_actions_addtcsetpgrp_np	sp_unsupported
+#endif
+
 /* The add calls that name one descriptor and nothing else. */
 static int
 sp_add_fd(__procdesc_spawn_file_actions_t *fap, enum sp_kind kind, int fd,

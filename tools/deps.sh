@@ -1,8 +1,8 @@
 #!/bin/sh
 # Install the Debian packages that "make demo" (build), "make check"
-# (check), "make deb" (deb), CI's shellcheck step (lint) or "make
-# cross-aarch64" (cross) needs, when they are missing.  Says what it
-# installs.
+# (check), "make deb" (deb), CI's shellcheck step (lint), "make
+# cross-aarch64" (cross) or "make check-musl" (musl) needs, when they are
+# missing.  Says what it installs.
 set -eu
 
 need=""
@@ -31,6 +31,9 @@ fi
 if [ "${1:-build}" = cross ]; then
 	command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 ||
 	    need="$need gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+fi
+if [ "${1:-build}" = musl ]; then
+	command -v musl-gcc >/dev/null 2>&1 || need="$need musl-tools"
 fi
 [ -z "$need" ] && exit 0
 
