@@ -245,6 +245,19 @@ examples/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN) \
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
 
+# The kernel matrix's report kept in the tree (NOTES 4.2 points to it):
+# the standard output of tests/kernels/run (its feature table and one
+# summary line per kernel) under a line saying when and where it ran.
+# make kernels-results [KERNELS="6.1 6.12 host"]; one file per ARCH.
+KERNELS_RESULTS= tests/kernels/results/$(or $(ARCH),$(shell uname -m)).txt
+kernels-results:
+	@mkdir -p $(dir $(KERNELS_RESULTS))
+	@{ echo "make kernels-results, $$(date -u '+%F %T UTC'), host" \
+	    "$$(uname -sr), $$(nproc) CPUs"; bash tests/kernels/run $(KERNELS); \
+	    } >$(KERNELS_RESULTS).new; rc=$$?; mv -f $(KERNELS_RESULTS).new \
+	    $(KERNELS_RESULTS); cat $(KERNELS_RESULTS); exit $$rc
+.PHONY: kernels-results
+
 # The two commands of README.md: each installs what it lacks first.
 deps-build:
 	@sh tools/deps.sh build
