@@ -19,9 +19,12 @@
 
 #include <sys/socket.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,12 +94,68 @@ sys_waitid(int _idtype, int _id, siginfo_t *_si, int _options,
 	return ((int)syscall(SYS_waitid, _idtype, _id, _si, _options, _ru));
 }
 
-/* close_range(2): Linux 5.9. */
+/* A getdents64(2) record. */
+struct procdesc_dirent64 {
+	uint64_t	d_ino;
+	int64_t		d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
+
+/*
+ * close_range(2)'s work without it: each open descriptor in the range, as
+ * /proc/self/fd lists them, else every number below the descriptor limit.
+ * Async-signal-safe, for the children of a raw clone.
+ */
+static inline int
+sys_close_fds(unsigned int _first, unsigned int _last)
+{
+	char _buf[1024] __attribute__((aligned(8)));
+	struct procdesc_dirent64 *_d;
+	struct rlimit _rl;
+	unsigned int _fd;
+	const char *_c;
+	long _n, _off;
+	int _dir;
+
+	_dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (_dir == -1) {
+		if (getrlimit(RLIMIT_NOFILE, &_rl) == -1)
+			return (-1);
+		for (_fd = _first; _fd <= _last && _fd < _rl.rlim_cur; _fd++)
+			(void)close((int)_fd);
+		return (0);
+	}
+	/* Closing ahead of the reading is safe: it goes in number order. */
+	while ((_n = syscall(SYS_getdents64, _dir, _buf, sizeof(_buf))) > 0) {
+		for (_off = 0; _off < _n; _off += _d->d_reclen) {
+			_d = (struct procdesc_dirent64 *)(void *)(_buf + _off);
+			if (_d->d_name[0] < '0' || _d->d_name[0] > '9')
+				continue;
+			for (_fd = 0, _c = _d->d_name; *_c != '\0'; _c++)
+				_fd = _fd * 10 + (unsigned int)(*_c - '0');
+			if (_fd >= _first && _fd <= _last && (int)_fd != _dir)
+				(void)close((int)_fd);
+		}
+	}
+	(void)close(_dir);
+	return (_n == -1 ? -1 : 0);
+}
+
+/*
+ * close_range(2) (Linux 5.9), done by hand on older kernels, where the
+ * library still runs (5.4).
+ */
 static inline int
 sys_close_range(unsigned int _first, unsigned int _last, unsigned int _flags)
 {
 
-	return ((int)syscall(SYS_close_range, _first, _last, _flags));
+	if (syscall(SYS_close_range, _first, _last, _flags) == 0)
+		return (0);
+	if (errno != ENOSYS || _flags != 0 || _first > _last)
+		return (-1);
+	return (sys_close_fds(_first, _last));
 }
 
 /* rt_sigaction(2) itself, past libc and a sanitizer's wrapper: Linux 2.2. */

@@ -10,13 +10,19 @@
  */
 
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/procdesc.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
 #include <atf-c.h>
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -369,6 +375,84 @@ ATF_TC_BODY(close__closefrom_internal, tc)
 	ATF_CHECK_EQ(t_nchildren(), 0);
 }
 
+#if defined(__x86_64__)
+#define	T_AUDIT_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define	T_AUDIT_ARCH	AUDIT_ARCH_AARCH64
+#endif
+
+#ifdef T_AUDIT_ARCH
+/* close_range(2) fails with ENOSYS here and in children, as before 5.9. */
+static int
+refuse_close_range(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, T_AUDIT_ARCH, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_close_range, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
+		return (-1);
+	return (syscall(SYS_close_range, 3, 2, 0) == -1 && errno == ENOSYS ?
+	    0 : -1);
+}
+#endif
+
+/*
+ * Without close_range (before Linux 5.9), a guardian's sentry still keeps
+ * nothing of its owner: a process that holds a copy of another's
+ * descriptor when it starts its own guardian does not keep that child
+ * alive once every copy is closed.
+ */
+T_TC(close__sentry_without_close_range, "a guardian started without "
+    "close_range holds no copy of its owner's descriptors")
+{
+#ifdef T_AUDIT_ARCH
+	int fd, gfd, st, w, ready[2], done[2];
+	pid_t y, g;
+	char c;
+
+	w = t_watch(t_pdfork_pause(&fd, 0));
+	ATF_REQUIRE(pipe(ready) == 0 && pipe(done) == 0);
+	ATF_REQUIRE((y = fork()) != -1);
+	if (y == 0) {
+		(void)close(ready[0]);
+		(void)close(done[1]);
+		/* The first pdfork here starts this process's guardian. */
+		if (refuse_close_range() == -1)
+			_exit(100);
+		if ((g = pdfork(&gfd, 0)) == 0)
+			_exit(0);
+		if (g == -1 || pdwait(gfd, &st, WEXITED, NULL, NULL) != 0)
+			_exit(101);
+		(void)close(gfd);
+		(void)close(fd);
+		(void)write(ready[1], "r", 1);
+		(void)read(done[0], &c, 1);	/* Keep the guardian. */
+		_exit(0);
+	}
+	ATF_REQUIRE(close(ready[1]) == 0 && close(done[0]) == 0);
+	ATF_REQUIRE_EQ(read(ready[0], &c, 1), 1);
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_CHECK_MSG(t_dead_within(w, T_LONG_MS),
+	    "the other guardian's sentry kept the descriptor");
+	ATF_REQUIRE(close(done[1]) == 0 && close(ready[0]) == 0);
+	ATF_REQUIRE(waitpid(y, &st, 0) == y);
+	ATF_CHECK_EQ(st, 0);
+	t_kill_wait(w);
+#else
+	atf_tc_skip("no seccomp architecture constant for this one");
+#endif
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 
@@ -384,5 +468,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, close__many);
 	ATF_TP_ADD_TC(tp, close__threads);
 	ATF_TP_ADD_TC(tp, close__closefrom_internal);
+	ATF_TP_ADD_TC(tp, close__sentry_without_close_range);
 	return (atf_no_error());
 }
