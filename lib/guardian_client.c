@@ -6,13 +6,13 @@
 
 /*
  * The owner's side of procdesc-guardian (lib/guardian/guardian.c), the
- * helper process that kills a child when the last copy of its descriptor is
+ * process that kills a child when the last copy of its descriptor is
  * closed anywhere.  A thread in the owner cannot do that job: it dies with
  * the owner, and the owner's death or exec is exactly when FreeBSD kills.
  *
  * A guardian is started on first use, as a child of the owner that wait(2)
  * never reports (exit signal 0), so that the reaper sees it die and fails
- * closed (watchdog.c); in a session of its own, so that the owner's
+ * closed (reaper.c); in a session of its own, so that the owner's
  * process-group signals miss it; with /dev/null as stdio and its control
  * socket as fd 3, nothing else.  One guardian holds two descriptors per
  * child; when it is full (its PG_HELLO says how many), another is started.

@@ -130,7 +130,7 @@ pd_dispose(int pidfd, int error)
 		;
 	close(pidfd);
 	procdesc_lock();
-	procdesc_watchdog_kick();
+	procdesc_reaper_kick();
 	procdesc_unlock();
 	if (error == EAGAIN && si.si_code == CLD_EXITED &&
 	    si.si_status > PG_EXIT_ERRNO &&
@@ -187,7 +187,7 @@ pd_adopt(const struct procdesc_childreq *cr, struct procdesc *pd, int gidx,
 	if (error == 0 && (error = procdesc_insert(pd)) == 0) {
 		procdesc_guardian_hold(gidx, 1);
 		procdesc_expire(procdesc_now());
-		procdesc_watchdog_kick();
+		procdesc_reaper_kick();
 	}
 	procdesc_guardian_release(gidx);
 	procdesc_unlock();
@@ -233,7 +233,7 @@ pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 	if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
 		return (EINVAL);
 	if ((error = procdesc_kernel_ok()) != 0 ||
-	    (error = procdesc_watchdog_start()) != 0 ||
+	    (error = procdesc_reaper_start()) != 0 ||
 	    (error = pd_entry(&pd, pdflags)) != 0)
 		return (error);
 	if ((error = pd_prepare(sv, &gidx, &cr.cr_ctl)) != 0) {
@@ -496,7 +496,7 @@ pd_wait_owner(const struct procdesc_name *np, int options, bool recorded,
 	r = 0;
 	/* Exited, and the reaper not there yet: reap it now (WNOHANG). */
 	if ((pd = pd_mine(np)) != NULL && !pd->pd_reaped)
-		(void)procdesc_watchdog_reap(pd);
+		(void)procdesc_reaper_reap(pd);
 	if (pd != NULL && pd->pd_reaped) {
 		*si = pd->pd_si;
 		*ru = pd->pd_ru;
@@ -566,7 +566,7 @@ pd_block_child(const struct procdesc_name *np, int options)
 		return (error);
 	procdesc_lock();
 	if ((pd = pd_mine(np)) != NULL)
-		(void)procdesc_watchdog_reap(pd);
+		(void)procdesc_reaper_reap(pd);
 	procdesc_unlock();
 	return (0);
 }
@@ -623,7 +623,7 @@ pd_wait_lost(const struct procdesc_name *np)
 
 	procdesc_lock();
 	while ((pd = pd_mine(np)) != NULL && !pd->pd_reaped) {
-		procdesc_watchdog_deadline(&ts);
+		procdesc_reaper_deadline(&ts);
 		(void)pthread_cond_timedwait(&procdesc_reap_cv, &procdesc_mtx,
 		    &ts);
 	}
@@ -742,7 +742,7 @@ pd_openpid(pid_t pid, int pdflags, int *fdp)
 	if (pid <= 0)
 		return (ESRCH);
 	if ((error = procdesc_kernel_ok()) != 0 ||
-	    (error = procdesc_watchdog_start()) != 0)
+	    (error = procdesc_reaper_start()) != 0)
 		return (error);
 	if ((pidfd = sys_pidfd_open(pid, 0)) == -1)
 		return (errno == EINVAL || errno == ENOENT ? ESRCH : errno);

@@ -13,14 +13,14 @@
  *	  |-- fork.c             glibc's fork with its clone trapped
  *	  |-- guardian_client.c  talks to procdesc-guardian; never touches
  *	  |                      the registry
- *	  |-- watchdog.c         the reaper thread: reaps, reports into the
+ *	  |-- reaper.c           the reaper thread: reaps, reports into the
  *	  |                      registry, asks the client to send PG_EXITED
  *	  |-- descriptor.c       what the kernel says of a descriptor/pidfd
  *	  `-- registry.c         a plain table: no system call, no call out
  *
  * Lock order: procdesc_fork_mtx (fork.c) before procdesc_mtx (registry.c).
  * procdesc_mtx guards the registry, every struct procdesc field marked (l),
- * the watchdog's state and the guardian table.
+ * the reaper's state and the guardian table.
  */
 
 #ifndef _PROCDESC_IMPL_H_
@@ -156,12 +156,12 @@ const char *procdesc_proc_stat(pid_t pid, int n, char *buf, size_t len)
 /* kernel.c: what the kernel must have. */
 int	procdesc_kernel_ok(void) PROCDESC_HIDDEN;
 
-/* watchdog.c: the reaper thread, started on first use. */
-int	procdesc_watchdog_start(void) PROCDESC_HIDDEN;
-void	procdesc_watchdog_kick(void) PROCDESC_HIDDEN;
-void	procdesc_watchdog_deadline(struct timespec *ts) PROCDESC_HIDDEN;
-void	procdesc_watchdog_child(void) PROCDESC_HIDDEN;
-bool	procdesc_watchdog_reap(struct procdesc *pd) PROCDESC_HIDDEN;
+/* reaper.c: the reaper thread, started on first use. */
+int	procdesc_reaper_start(void) PROCDESC_HIDDEN;
+void	procdesc_reaper_kick(void) PROCDESC_HIDDEN;
+void	procdesc_reaper_deadline(struct timespec *ts) PROCDESC_HIDDEN;
+void	procdesc_reaper_child(void) PROCDESC_HIDDEN;
+bool	procdesc_reaper_reap(struct procdesc *pd) PROCDESC_HIDDEN;
 int64_t	procdesc_now(void) PROCDESC_HIDDEN;
 
 /* guardian_client.c: the guardians; procdesc_mtx held unless said. */
