@@ -36,12 +36,12 @@
 #pragma GCC visibility pop
 #include "procdesc_impl.h"
 #include "syscall.h"
+#include "waitstatus.h"
 #include "guardian/protocol.h"
 
 #define	PDI_WOPTS	(WNOHANG | WUNTRACED | WCONTINUED | WEXITED | WNOWAIT)
 #define	PDI_WEVENTS	(WUNTRACED | WCONTINUED | WEXITED)
 #define	PDI_SIGMAX	128	/* FreeBSD's _SIG_MAXSIG. */
-#define	PDI_WCONTINUED	0xffff	/* What WIFCONTINUED() tests for. */
 
 /*
  * How deep this thread is in the public calls.  Deeper than 0 at entry: a
@@ -440,7 +440,7 @@ pd_wstatus(const siginfo_t *si)
 
 	switch (si->si_code) {
 	case CLD_EXITED:
-		return (W_EXITCODE(si->si_status & 0xff, 0));
+		return (W_EXITCODE(si->si_status, 0));
 	case CLD_KILLED:
 		return (W_EXITCODE(0, si->si_status));
 	case CLD_DUMPED:
@@ -449,7 +449,7 @@ pd_wstatus(const siginfo_t *si)
 	case CLD_TRAPPED:
 		return (W_STOPCODE(si->si_status));
 	case CLD_CONTINUED:
-		return (PDI_WCONTINUED);
+		return (PROCDESC_W_CONTINUED);
 	default:
 		return (0);
 	}
