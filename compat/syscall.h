@@ -157,9 +157,12 @@ sys_pipe2(int _fds[2], int _flags)
 	return ((int)syscall(SYS_pipe2, _fds, _flags));
 }
 
-/* Whether fd turns readable (or hangs up) within ms milliseconds. */
+/*
+ * Whether fd turns readable (or hangs up) within *timeout, which is
+ * copied: the system call writes the time left back.
+ */
 static SYS_TRAP_INLINE int
-sys_wait_readable(int _fd, int _ms)
+sys_wait_readable(int _fd, const struct timespec *_timeout)
 {
 	struct pollfd _pfd;
 	struct timespec _ts;
@@ -167,8 +170,8 @@ sys_wait_readable(int _fd, int _ms)
 	_pfd.fd = _fd;
 	_pfd.events = POLLIN;
 	_pfd.revents = 0;
-	_ts.tv_sec = _ms / 1000;
-	_ts.tv_nsec = (long)(_ms % 1000) * 1000000;
+	_ts.tv_sec = _timeout->tv_sec;
+	_ts.tv_nsec = _timeout->tv_nsec;
 	return (syscall(SYS_ppoll, &_pfd, 1, &_ts, NULL, 0) > 0);
 }
 

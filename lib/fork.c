@@ -418,7 +418,8 @@ procdesc_fork_spawn(const struct procdesc_childreq *cr, pid_t *pidp,
 		procdesc_child_register(cr);
 		for (sig = 1; sig < NSIG; sig++) {
 			if (sigaction(sig, NULL, &sa) == 0 &&
-			    sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
+			    sa.sa_handler != SIG_DFL &&
+			    sa.sa_handler != SIG_IGN)
 				signal(sig, SIG_DFL);
 		}
 	}

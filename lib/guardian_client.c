@@ -52,8 +52,13 @@
 #define	PROCDESC_GUARDIAN_PATH	"/usr/local/libexec/procdesc-guardian"
 #endif
 #define	GD_ENV			"LIBPROCDESC_GUARDIAN"
-#define	GD_FD_HIGH		(PG_CTL_FD + 1)	/* Above 0-3 while setting up. */
 #define	GD_SENTRY_COMM		"procdesc-sentry"
+
+/* The control socket's number while 0 to PG_CTL_FD are being set up. */
+#define	GD_FD_HIGH		(PG_CTL_FD + 1)
+
+/* A pid in decimal, the guardian's argument: any positive int fits. */
+#define	GD_PID_LEN		sizeof("2147483647")
 
 struct gd {
 	int		 gd_sock;	/* Our end of the control socket. */
@@ -163,7 +168,7 @@ fail:
 	m.pm_op = PG_ACK;
 	m.pm_error = errno;
 	(void)send(s != -1 ? s : sock, &m, sizeof(m), MSG_NOSIGNAL);
-	_exit(127);
+	_exit(PROCDESC_EXIT_NOEXEC);
 }
 
 /*
@@ -180,7 +185,7 @@ static void __attribute__((noreturn))
 gd_sentry(int sock, int nullfd, const char *path)
 {
 	struct procdesc_clone_args ca;
-	char arg[16], *p;
+	char arg[GD_PID_LEN], *p;
 	siginfo_t si;
 	long g;
 	pid_t self;
@@ -445,15 +450,15 @@ procdesc_guardian_release(int idx)
 		procdesc_guardian_died(idx);
 }
 
-/* Whether pid is stopped (or traced): /proc/PID/stat's state, field 3. */
+/* Whether pid is stopped (or traced): /proc/PID/stat's state. */
 static bool
 gd_stopped(pid_t pid)
 {
-	char buf[1024];
+	char buf[PROCDESC_STAT_LEN];
 	const char *p;
 
-	return ((p = procdesc_proc_stat(pid, 3, buf, sizeof(buf))) != NULL &&
-	    (*p == 'T' || *p == 't'));
+	return ((p = procdesc_proc_stat(pid, PROCDESC_STAT_STATE, buf,
+	    sizeof(buf))) != NULL && (*p == 'T' || *p == 't'));
 }
 
 /*
@@ -515,11 +520,12 @@ int
 procdesc_guardian_send(int sock, uint64_t id, pid_t pid, int flags, int b,
     int pidfd)
 {
+	/* No go pipe: the process runs already. */
+	int fds[PG_GUARD_FDS - 1];
 	union {
 		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE((PG_GUARD_FDS - 1) * sizeof(int))];
+		char		buf[CMSG_SPACE(sizeof(fds))];
 	} cm;
-	int fds[PG_GUARD_FDS - 1];
 	struct msghdr mh;
 	struct iovec iov;
 	struct pg_msg m;
@@ -602,6 +608,10 @@ procdesc_guardian_child(void)
 void
 procdesc_child_register(const struct procdesc_childreq *cr)
 {
+	static const struct timespec reply = {
+		.tv_sec = PG_REPLY_MS / PROCDESC_MS_PER_S,
+		.tv_nsec = PG_REPLY_MS % PROCDESC_MS_PER_S * PROCDESC_NS_PER_MS,
+	};
 	union {
 		struct cmsghdr	hdr;
 		char		buf[CMSG_SPACE(PG_GUARD_FDS * sizeof(int))];
@@ -649,7 +659,7 @@ procdesc_child_register(const struct procdesc_childreq *cr)
 	sys_close(go[1]);
 	sys_close(cr->cr_a);
 	sys_close(cr->cr_b);
-	if (!sys_wait_readable(go[0], PG_REPLY_MS) ||
+	if (!sys_wait_readable(go[0], &reply) ||
 	    sys_read(go[0], &c, 1) != 1 || c != PG_GO)
 		sys_exit_group(PG_EXIT_ERRNO + EAGAIN);
 	sys_close(go[0]);

@@ -41,17 +41,22 @@
 
 #define	PDI_WOPTS	(WNOHANG | WUNTRACED | WCONTINUED | WEXITED | WNOWAIT)
 #define	PDI_WEVENTS	(WUNTRACED | WCONTINUED | WEXITED)
-#define	PDI_SIGMAX	128	/* FreeBSD's _SIG_MAXSIG. */
+
+/*
+ * FreeBSD's _SIG_MAXSIG: pdkill refuses what FreeBSD's refuses, and
+ * kill(2) refuses Linux's own limit (65 to 128: EINVAL too).
+ */
+#define	PDI_SIGMAX	128
 
 /*
  * How deep this thread is in the public calls.  Deeper than 0 at entry: a
  * signal handler interrupted one of them on this thread, maybe holding
  * procdesc_mtx; or it interrupted a fork() between our atfork handlers,
- * which hold it (procdesc_locked()).  A call that takes the lock then fails with EDEADLK at
- * once (locks is true: pdfork, pdrfork, pdwait, pdopenpid); pdgetpid,
- * pdkill and pddupfd work without it (async-signal-safe).  pd_enter()
- * always counts, pd_leave() always uncounts and sets errno: error, or on
- * success the caller's saved value.
+ * which hold it (procdesc_locked()).  A call that takes the lock then
+ * fails with EDEADLK at once (locks is true: pdfork, pdrfork, pdwait,
+ * pdopenpid); pdgetpid, pdkill and pddupfd work without it
+ * (async-signal-safe).  pd_enter() always counts, pd_leave() always
+ * uncounts and sets errno: error, or on success the caller's saved value.
  */
 static PROCDESC_TLS volatile int pd_depth;
 
@@ -98,19 +103,21 @@ pd_copyout(void *uaddr, const void *kaddr, size_t len)
 	return (EFAULT);
 }
 
-/* A new descriptor id: random, so that nobody can squat its name. */
+/*
+ * A new descriptor id: random, so that nobody can squat its name.
+ * Without entropy yet (early boot), one that is at least unique: the
+ * mix is one-to-one, and its input grows with every call.
+ */
 static uint64_t
 pd_new_id(void)
 {
 	static _Atomic uint64_t seq;
-	struct timespec ts;
 	uint64_t id;
 
 	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
 		return (id);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^
-	    ((uint64_t)getpid() << 16) ^ ++seq);
+	return (procdesc_mix64((uint64_t)procdesc_now() + ++seq) ^
+	    (uint64_t)getpid());
 }
 
 /*
@@ -623,7 +630,7 @@ pd_wait_lost(const struct procdesc_name *np)
 
 	procdesc_lock();
 	while ((pd = pd_mine(np)) != NULL && !pd->pd_reaped) {
-		procdesc_reaper_deadline(&ts);
+		procdesc_recheck_deadline(&ts);
 		(void)pthread_cond_timedwait(&procdesc_reap_cv, &procdesc_mtx,
 		    &ts);
 	}

@@ -102,11 +102,86 @@ struct procdesc_childreq {
 extern pthread_mutex_t procdesc_mtx PROCDESC_HIDDEN;
 extern pthread_cond_t procdesc_reap_cv PROCDESC_HIDDEN;	/* A reap. */
 
-/* How often a wait for what may never be signalled looks again (100 ms). */
-#define	PROCDESC_RECHECK_NS	100000000L
+/* Units of the CLOCK_MONOTONIC nanoseconds the library counts in. */
+#define	PROCDESC_NS_PER_S	1000000000LL
+#define	PROCDESC_NS_PER_MS	1000000LL
+#define	PROCDESC_MS_PER_S	1000
 
-/* How long a reaped entry stays for the owner's pdwait (1 s). */
-#define	PROCDESC_LINGER_NS	1000000000LL
+/*
+ * How often a wait for what may never be signalled looks again: seldom
+ * enough to cost nothing while an application's zombie waits for its
+ * owner, soon enough that a missed wake-up is not felt.
+ */
+#define	PROCDESC_RECHECK_NS	(100 * PROCDESC_NS_PER_MS)
+
+/*
+ * How long a reaped entry stays for the owner's pdwait, while the record
+ * is on its way to the descriptor: the trip through the guardian takes
+ * microseconds, a second allows for a loaded machine.
+ */
+#define	PROCDESC_LINGER_NS	(1 * PROCDESC_NS_PER_S)
+
+/*
+ * The first size of a hash table by pid or id (registry.c, the
+ * guardian): 512 bytes of chain heads on 64-bit, room for a typical
+ * owner's children; tables double as they fill.
+ */
+#define	PROCDESC_HASH_MIN	64
+
+/*
+ * /proc/PID/stat (proc(5)): the fields read, and a buffer that holds
+ * every field up to the start time (pid, a 16-byte comm, 19 numbers of
+ * at most 20 digits: under 512 bytes); what is cut off after it is
+ * never read.
+ */
+#define	PROCDESC_STAT_STATE	3
+#define	PROCDESC_STAT_STARTTIME	22
+#define	PROCDESC_STAT_LEN	1024
+
+/* The exit status of a child whose exec failed: the shell's, glibc's. */
+#define	PROCDESC_EXIT_NOEXEC	127
+
+/* CLOCK_MONOTONIC in nanoseconds: no change of the date moves it. */
+static inline int64_t
+procdesc_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * PROCDESC_NS_PER_S + ts.tv_nsec);
+}
+
+/*
+ * The deadline, for a timed wait on one of our condition variables
+ * (CLOCK_MONOTONIC, procdesc_cond_init()), of a wait for something that
+ * may never be signalled: PROCDESC_RECHECK_NS from now.
+ */
+static inline void
+procdesc_recheck_deadline(struct timespec *ts)
+{
+	int64_t t;
+
+	t = procdesc_now() + PROCDESC_RECHECK_NS;
+	ts->tv_sec = (time_t)(t / PROCDESC_NS_PER_S);
+	ts->tv_nsec = (long)(t % PROCDESC_NS_PER_S);
+}
+
+/*
+ * splitmix64's finaliser (Steele, Lea and Flood, 2014; the constants are
+ * its published ones): every bit of key moves about half of the result's
+ * bits, so that sequential pids and ids fill a table's buckets evenly.
+ */
+static inline uint64_t
+procdesc_mix64(uint64_t key)
+{
+
+	key ^= key >> 30;
+	key *= 0xbf58476d1ce4e5b9ULL;
+	key ^= key >> 27;
+	key *= 0x94d049bb133111ebULL;
+	key ^= key >> 31;
+	return (key);
+}
 
 /*
  * A debug build (make DEBUG=1) checks every "mtx held" rule of this file,
@@ -159,10 +234,8 @@ int	procdesc_kernel_ok(void) PROCDESC_HIDDEN;
 /* reaper.c: the reaper thread, started on first use. */
 int	procdesc_reaper_start(void) PROCDESC_HIDDEN;
 void	procdesc_reaper_kick(void) PROCDESC_HIDDEN;
-void	procdesc_reaper_deadline(struct timespec *ts) PROCDESC_HIDDEN;
 void	procdesc_reaper_child(void) PROCDESC_HIDDEN;
 bool	procdesc_reaper_reap(struct procdesc *pd) PROCDESC_HIDDEN;
-int64_t	procdesc_now(void) PROCDESC_HIDDEN;
 
 /* guardian_client.c: the guardians; procdesc_mtx held unless said. */
 int	procdesc_guardian_pick(int *idxp, int *sockp)	/* mtx not held */

@@ -35,6 +35,11 @@
 #include "procdesc_impl.h"
 #include "syscall.h"
 
+/*
+ * The thread's stack: its deepest call (a reap that reads /proc/PID/stat
+ * for a stalled guardian) needs a few KiB, and glibc's default would
+ * reserve 8 MiB of address space per owner for nothing.
+ */
 #define	RP_STACK	(64 * 1024)
 
 static bool rp_running;			/* (l) The thread exists. */
@@ -50,33 +55,17 @@ rp_init(void)
 }
 
 /*
- * The deadline, for a timed wait on one of our condition variables
- * (CLOCK_MONOTONIC), of a wait for something that may never be signalled:
- * PROCDESC_RECHECK_NS from now.
- */
-void
-procdesc_reaper_deadline(struct timespec *ts)
-{
-
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_nsec += PROCDESC_RECHECK_NS;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
-/*
  * A zombie that is not in the registry: one of ours not yet registered
- * (procdesc_new() kicks us when it is) or the application's, which it
- * will reap.  Wait for a kick, at most 100 ms, then look again.
+ * (procdesc.c kicks us when it is) or the application's, which it
+ * will reap.  Wait for a kick, at most PROCDESC_RECHECK_NS, then look
+ * again.
  */
 static void
 rp_wait_kick(unsigned long gen)
 {
 	struct timespec ts;
 
-	procdesc_reaper_deadline(&ts);
+	procdesc_recheck_deadline(&ts);
 	while (rp_gen == gen)
 		if (pthread_cond_timedwait(&rp_cv, &procdesc_mtx,
 		    &ts) == ETIMEDOUT)
@@ -170,15 +159,6 @@ rp_sweep(struct procdesc *pd, void *arg)
 	(void)procdesc_reaper_reap(pd);
 }
 
-int64_t
-procdesc_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
-}
-
 static void *
 rp_main(void *arg)
 {
@@ -205,8 +185,7 @@ rp_main(void *arg)
 			if ((pd = procdesc_find_pid(si.si_pid)) != NULL) {
 				rp_reap(pd, &si);
 				procdesc_expire(procdesc_now());
-			}
-			else if ((idx = procdesc_guardian_find_pid(
+			} else if ((idx = procdesc_guardian_find_pid(
 			    si.si_pid)) != -1)
 				rp_guardian(idx, si.si_pid);
 			else {
