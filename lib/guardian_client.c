@@ -371,6 +371,7 @@ procdesc_guardian_pick(int *idxp, int *sockp)
 	struct gd g;
 	int error, slot;
 
+	PROCDESC_ASSERT_UNLOCKED();
 	procdesc_lock();
 	while ((error = gd_find(idxp, sockp)) == EAGAIN)
 		pthread_cond_wait(&gd_cv, &procdesc_mtx);
@@ -558,6 +559,7 @@ procdesc_guardian_send(int sock, uint64_t id, pid_t pid, int flags, int b,
  * The guardian's answer on the user's descriptor a: 0 if the process is
  * guarded; its errno value if it refused (EMFILE: full); EAGAIN if it hung
  * up (it never got the process); ETIMEDOUT if it did not answer in time.
+ * Without mtx: the wait may last PG_REPLY_MS.
  */
 int
 procdesc_guardian_ack(int a)
@@ -565,6 +567,7 @@ procdesc_guardian_ack(int a)
 	struct pg_msg m;
 	int error;
 
+	PROCDESC_ASSERT_UNLOCKED();
 	if ((error = gd_recv(a, &m)) != 0)
 		return (error);
 	if (m.pm_op != PG_ACK)

@@ -344,13 +344,14 @@ pd_ident(int fd, int notpd, struct procdesc_name *np)
 /*
  * The owner's entry for descriptor np, if its process is one of our pdfork
  * children: by the descriptor's id, or, for another description of it (a
- * pdopenpid of our own child), by the identity in its name.
+ * pdopenpid of our own child), by the identity in its name.  mtx held.
  */
 static struct procdesc *
 pd_mine(const struct procdesc_name *np)
 {
 	struct procdesc *pd;
 
+	PROCDESC_ASSERT_LOCKED();
 	if ((pd = procdesc_find_id(np->pn_id)) != NULL &&
 	    pd->pd_pid == np->pn_pid)
 		return (pd);

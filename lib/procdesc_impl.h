@@ -184,15 +184,19 @@ procdesc_mix64(uint64_t key)
 }
 
 /*
- * A debug build (make DEBUG=1) checks every "mtx held" rule of this file,
- * and exports procdesc_debug_entries() for the tests' leak check.
+ * A debug build (make DEBUG=1) checks every "mtx held" and "mtx not held"
+ * rule of the library, and exports procdesc_debug_entries() for the
+ * tests' leak check.  "Not held" is this thread's view: procdesc_mtx is
+ * not recursive, and whoever waits must not make the reaper wait.
  */
 #ifdef PROCDESC_DEBUG
 #include <assert.h>
 #define	PROCDESC_ASSERT_LOCKED()	assert(procdesc_locked())
+#define	PROCDESC_ASSERT_UNLOCKED()	assert(!procdesc_locked())
 int	procdesc_debug_entries(void) __attribute__((visibility("default")));
 #else
 #define	PROCDESC_ASSERT_LOCKED()	((void)0)
+#define	PROCDESC_ASSERT_UNLOCKED()	((void)0)
 #endif
 
 /* registry.c: procdesc_mtx, held by this thread or not. */
@@ -215,7 +219,7 @@ struct procdesc *procdesc_find_proc(pid_t pid, char kind, uint64_t tag)
 	    PROCDESC_HIDDEN;
 void	procdesc_foreach(void (*fn)(struct procdesc *, void *), void *arg)
 	    PROCDESC_HIDDEN;
-void	procdesc_registry_child(void) PROCDESC_HIDDEN;
+void	procdesc_registry_child(void) PROCDESC_HIDDEN;	/* A new process. */
 
 /* descriptor.c: kernel facts about a descriptor or a pidfd. */
 int	procdesc_desc_name(int fd, struct procdesc_name *np) PROCDESC_HIDDEN;
@@ -231,25 +235,33 @@ const char *procdesc_proc_stat(pid_t pid, int n, char *buf, size_t len)
 /* kernel.c: what the kernel must have. */
 int	procdesc_kernel_ok(void) PROCDESC_HIDDEN;
 
-/* reaper.c: the reaper thread, started on first use. */
+/*
+ * reaper.c: the reaper thread, started on first use (procdesc_mtx not
+ * held); a kick and a reap with procdesc_mtx held.
+ */
 int	procdesc_reaper_start(void) PROCDESC_HIDDEN;
 void	procdesc_reaper_kick(void) PROCDESC_HIDDEN;
-void	procdesc_reaper_child(void) PROCDESC_HIDDEN;
 bool	procdesc_reaper_reap(struct procdesc *pd) PROCDESC_HIDDEN;
+void	procdesc_reaper_child(void) PROCDESC_HIDDEN;	/* A new process. */
 
-/* guardian_client.c: the guardians; procdesc_mtx held unless said. */
-int	procdesc_guardian_pick(int *idxp, int *sockp)	/* mtx not held */
-	    PROCDESC_HIDDEN;
+/* guardian_client.c: the guardian table; procdesc_mtx held. */
 void	procdesc_guardian_hold(int idx, int delta) PROCDESC_HIDDEN;
 int	procdesc_guardian_find_pid(pid_t pid) PROCDESC_HIDDEN;
 void	procdesc_guardian_died(int idx) PROCDESC_HIDDEN;
 void	procdesc_guardian_stalled(int idx) PROCDESC_HIDDEN;
 int	procdesc_guardian_exited(int idx, const struct procdesc *pd,
 	    const siginfo_t *si, const struct rusage *ru) PROCDESC_HIDDEN;
+void	procdesc_guardian_release(int idx) PROCDESC_HIDDEN;
+
+/* guardian_client.c: procdesc_mtx not held, for they wait for a guardian. */
+int	procdesc_guardian_pick(int *idxp, int *sockp) PROCDESC_HIDDEN;
+int	procdesc_guardian_ack(int a) PROCDESC_HIDDEN;
+
+/* guardian_client.c: held or not (it never waits, nor reads the table). */
 int	procdesc_guardian_send(int sock, uint64_t id, pid_t pid, int flags,
 	    int b, int pidfd) PROCDESC_HIDDEN;
-int	procdesc_guardian_ack(int a) PROCDESC_HIDDEN;
-void	procdesc_guardian_release(int idx) PROCDESC_HIDDEN;
+
+/* guardian_client.c: in a new process, whose only thread is ours. */
 void	procdesc_guardian_child(void) PROCDESC_HIDDEN;
 void	procdesc_child_register(const struct procdesc_childreq *cr)
 	    PROCDESC_HIDDEN PROCDESC_NOSAN;

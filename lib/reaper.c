@@ -58,13 +58,14 @@ rp_init(void)
  * A zombie that is not in the registry: one of ours not yet registered
  * (procdesc.c kicks us when it is) or the application's, which it
  * will reap.  Wait for a kick, at most PROCDESC_RECHECK_NS, then look
- * again.
+ * again; mtx held.
  */
 static void
 rp_wait_kick(unsigned long gen)
 {
 	struct timespec ts;
 
+	PROCDESC_ASSERT_LOCKED();
 	procdesc_recheck_deadline(&ts);
 	while (rp_gen == gen)
 		if (pthread_cond_timedwait(&rp_cv, &procdesc_mtx,
@@ -112,6 +113,7 @@ static void
 rp_orphan(struct procdesc *pd, void *arg)
 {
 
+	PROCDESC_ASSERT_LOCKED();
 	if (pd->pd_guardian != *(int *)arg || pd->pd_reaped)
 		return;
 	pd->pd_lost = true;
@@ -119,12 +121,16 @@ rp_orphan(struct procdesc *pd, void *arg)
 	(void)kill(pd->pd_pid, SIGKILL);
 }
 
-/* Reap guardian idx, which exited, and fail its children closed. */
+/*
+ * Reap guardian idx, which exited, and fail its children closed; mtx
+ * held, so that no registration picks it meanwhile.
+ */
 static void
 rp_guardian(int idx, pid_t pid)
 {
 	siginfo_t si;
 
+	PROCDESC_ASSERT_LOCKED();
 	memset(&si, 0, sizeof(si));
 	(void)sys_waitid(P_PID, pid, &si, WEXITED | WNOHANG | __WALL, NULL);
 	procdesc_guardian_died(idx);

@@ -72,6 +72,7 @@ void
 procdesc_lock(void)
 {
 
+	PROCDESC_ASSERT_UNLOCKED();	/* Not recursive. */
 	rg_locked++;
 	pthread_mutex_lock(&procdesc_mtx);
 }
