@@ -157,8 +157,9 @@ gd_exec(int sock, int nullfd, const char *path, const char *sentry)
 
 	setsid();
 	s = fcntl(sock, F_DUPFD_CLOEXEC, GD_FD_HIGH);
-	if (s == -1 || dup2(nullfd, 0) == -1 || dup2(nullfd, 1) == -1 ||
-	    dup2(nullfd, 2) == -1 || dup2(s, PG_CTL_FD) == -1)
+	if (s == -1 || dup2(nullfd, STDIN_FILENO) == -1 ||
+	    dup2(nullfd, STDOUT_FILENO) == -1 ||
+	    dup2(nullfd, STDERR_FILENO) == -1 || dup2(s, PG_CTL_FD) == -1)
 		goto fail;
 	sys_close_range(PG_CTL_FD + 1, (unsigned)s - 1, 0);
 	sys_close_range((unsigned)s + 1, ~0U, 0);

@@ -608,11 +608,11 @@ main(int argc, char **argv)
 	}
 	g_sanitize();
 	if (!g_tie(argc > 1 ? argv[1] : NULL))
-		return (1);
+		return (EXIT_FAILURE);
 	g_nbuckets = PROCDESC_HASH_MIN;
 	if ((g_hash = calloc(g_nbuckets, sizeof(*g_hash))) == NULL ||
 	    (g_ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
-		return (1);
+		return (EXIT_FAILURE);
 	/* pidfs (Linux 6.9) raises POLLHUP on a pidfd at the reap. */
 	if ((pfd = sys_pidfd_open(getpid(), 0)) != -1) {
 		g_pidfs = fstatfs(pfd, &sfs) == 0 && sfs.f_type == PID_FS_MAGIC;
@@ -622,7 +622,7 @@ main(int argc, char **argv)
 	ev.events = EPOLLIN;
 	ev.data.u64 = 0;
 	if (epoll_ctl(g_ep, EPOLL_CTL_ADD, PG_CTL_FD, &ev) == -1)
-		return (1);
+		return (EXIT_FAILURE);
 	memset(&hello, 0, sizeof(hello));
 	hello.pm_capacity = (uint32_t)g_capacity;
 	hello.pm_pid = getpid();
