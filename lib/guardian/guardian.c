@@ -65,8 +65,8 @@
 
 /*
  * How long to wait for the reap of a child that somebody else reaps
- * (init for an orphan, the parent for pdopenpid) before recording it
- * without a status: init reaps at once, a parent may never.
+ * (init for an orphan, the parent for pdopenpid) before recording what
+ * there is, maybe no status: init reaps at once, a parent may never.
  */
 #define	G_REAP_MS	5000
 
