@@ -36,7 +36,7 @@ ALL_CFLAGS=	-std=c11 $(WARNS) $(CFLAGS) $(SAN_CFLAGS)
 
 # The sanitizer's run-time options for make check; the caller's own come
 # last and win.  ASan: libatf-c itself leaks (atf_tc_get_md_vars).  TSan:
-# every pdfork child is the child of a multi-threaded fork (the watchdog
+# every pdfork child is the child of a multi-threaded fork (the reaper
 # runs), and TSan kills such a child at its first pthread_create unless
 # told not to; the child may create threads (as after fork()).
 ifeq ($(SANITIZE),address)
@@ -57,7 +57,7 @@ LIB_MAPS+=	lib/libprocdesc-debug.map
 endif
 
 O=		obj
-LIB_SRCS=	lib/procdesc.c lib/registry.c lib/watchdog.c \
+LIB_SRCS=	lib/procdesc.c lib/registry.c lib/reaper.c \
 		lib/guardian_client.c lib/descriptor.c lib/fork.c lib/kernel.c \
 		lib/spawn.c
 LIB_OBJS=	$(LIB_SRCS:lib/%.c=$(O)/pic/%.o)

@@ -242,7 +242,7 @@ run_variant(const struct variant *v, size_t iters, struct samples *s)
 /*
  * Does the library reap a pdrfork(RFSPAWN) child that exec'd?  exec(2)
  * resets the child's exit signal to SIGCHLD, which a waitid(__WCLONE)
- * watchdog no longer sees; pdwait would then block for ever.  Probe with
+ * reaper no longer sees; pdwait would then block for ever.  Probe with
  * a timeout, and reap the probe here (we are its parent) if it was not.
  */
 static bool
@@ -299,7 +299,7 @@ bench_spawn(const struct iters *it)
 	if (!(exec_ok = exec_reaped()))
 		out_printf("\nBUG: a pdrfork(RFSPAWN) child that exec'd is "
 		    "never reaped by the library\n(exec resets its exit "
-		    "signal to SIGCHLD; the watchdog waits for __WCLONE\n"
+		    "signal to SIGCHLD; the reaper waits for __WCLONE\n"
 		    "children only), so pdwait blocks for ever.  pdrfork rows "
 		    "are skipped.\n");
 	nv = NVARIANTS;

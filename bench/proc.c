@@ -10,8 +10,8 @@
  * Every child made here closes all descriptors above 2 first, so that it
  * holds no copy of a sibling's process descriptor (which would keep the
  * sibling alive), and then pauses.  Raw clone3 children get SIGCHLD as
- * exit signal, so that the library's watchdog (which waits for __WCLONE
- * children only) never sees them.
+ * exit signal, as fork(2)'s do: the library's reaper reaps only its own
+ * pdfork children and leaves these to us.
  *
  * The guardians of an owner are found first as its children named
  * GUARDIAN_COMM (the redesign of issue #12 starts them with clone3, one

@@ -47,14 +47,15 @@
 #endif
 
 /*
- * The two that the syscall user dispatch trap calls are always inlined:
- * the trap must not call into a sanitizer's run time (lib/fork.c), and a
- * sanitizer instruments an out-of-line copy.
+ * What the syscall user dispatch trap calls, and the new child's
+ * registration inside it, is always inlined: the trap must not call into
+ * a sanitizer's run time (lib/fork.c), and a sanitizer instruments an
+ * out-of-line copy.
  */
-#define	SYS_TRAP_INLINE	inline __attribute__((always_inline))
+#define	PROCDESC_TRAP_INLINE	inline __attribute__((always_inline))
 
 /* clone3(2): Linux 5.3. */
-static SYS_TRAP_INLINE long
+static PROCDESC_TRAP_INLINE long
 sys_clone3(struct procdesc_clone_args *_ca)
 {
 
@@ -169,7 +170,7 @@ sys_rt_sigaction(int _sig, const struct procdesc_ksigaction *_act,
 }
 
 /* A system call by number, for the syscall user dispatch trap. */
-static SYS_TRAP_INLINE long
+static PROCDESC_TRAP_INLINE long
 sys_syscall6(long _nr, long _a, long _b, long _c, long _d, long _e, long _f)
 {
 
@@ -181,44 +182,47 @@ sys_syscall6(long _nr, long _a, long _b, long _c, long _d, long _e, long _f)
  * (procdesc_child_register()): raw, so that nothing a sanitizer intercepts
  * runs inside glibc's fork.
  */
-static SYS_TRAP_INLINE pid_t
+static PROCDESC_TRAP_INLINE pid_t
 sys_getpid(void)
 {
 
 	return ((pid_t)syscall(SYS_getpid));
 }
 
-static SYS_TRAP_INLINE int
+static PROCDESC_TRAP_INLINE int
 sys_close(int _fd)
 {
 
 	return ((int)syscall(SYS_close, _fd));
 }
 
-static SYS_TRAP_INLINE ssize_t
+static PROCDESC_TRAP_INLINE ssize_t
 sys_sendmsg(int _fd, const struct msghdr *_mh, int _flags)
 {
 
 	return ((ssize_t)syscall(SYS_sendmsg, _fd, _mh, _flags));
 }
 
-static SYS_TRAP_INLINE ssize_t
+static PROCDESC_TRAP_INLINE ssize_t
 sys_read(int _fd, void *_buf, size_t _len)
 {
 
 	return ((ssize_t)syscall(SYS_read, _fd, _buf, _len));
 }
 
-static SYS_TRAP_INLINE int
+static PROCDESC_TRAP_INLINE int
 sys_pipe2(int _fds[2], int _flags)
 {
 
 	return ((int)syscall(SYS_pipe2, _fds, _flags));
 }
 
-/* Whether fd turns readable (or hangs up) within ms milliseconds. */
-static SYS_TRAP_INLINE int
-sys_wait_readable(int _fd, int _ms)
+/*
+ * Whether fd turns readable (or hangs up) within *timeout, which is
+ * copied: the system call writes the time left back.
+ */
+static PROCDESC_TRAP_INLINE int
+sys_wait_readable(int _fd, const struct timespec *_timeout)
 {
 	struct pollfd _pfd;
 	struct timespec _ts;
@@ -226,12 +230,12 @@ sys_wait_readable(int _fd, int _ms)
 	_pfd.fd = _fd;
 	_pfd.events = POLLIN;
 	_pfd.revents = 0;
-	_ts.tv_sec = _ms / 1000;
-	_ts.tv_nsec = (long)(_ms % 1000) * 1000000;
+	_ts.tv_sec = _timeout->tv_sec;
+	_ts.tv_nsec = _timeout->tv_nsec;
 	return (syscall(SYS_ppoll, &_pfd, 1, &_ts, NULL, 0) > 0);
 }
 
-static SYS_TRAP_INLINE void __attribute__((noreturn))
+static PROCDESC_TRAP_INLINE void __attribute__((noreturn))
 sys_exit_group(int _code)
 {
 

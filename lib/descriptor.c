@@ -22,7 +22,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -34,8 +33,14 @@
 #include "syscall.h"
 #include "guardian/protocol.h"
 
-/* /proc/PID/stat: the start time is field 22. */
-#define	DS_STARTTIME_FIELD	22
+/* "/proc/self/fdinfo/" or "/proc/" and "/stat" around an int, with room. */
+#define	DS_PATH_LEN	64
+
+/*
+ * A line of /proc/self/fdinfo/N: "Pid:" and a number fit many times;
+ * longer lines are read in pieces that do not match.
+ */
+#define	DS_LINE_LEN	128
 
 /*
  * Pid of the process behind a pidfd while the kernel still knows it:
@@ -46,7 +51,7 @@ int
 procdesc_pidfd_pid(int pidfd, pid_t *pidp)
 {
 	struct pidfd_info info;
-	char path[64], line[128];
+	char path[DS_PATH_LEN], line[DS_LINE_LEN];
 	FILE *fp;
 	int error, pid, saved;
 
@@ -82,7 +87,7 @@ procdesc_pidfd_pid(int pidfd, pid_t *pidp)
 const char *
 procdesc_proc_stat(pid_t pid, int n, char *buf, size_t len)
 {
-	char path[64], *p;
+	char path[DS_PATH_LEN], *p;
 	ssize_t r;
 	int fd, i;
 
@@ -106,11 +111,11 @@ procdesc_proc_stat(pid_t pid, int n, char *buf, size_t len)
 static uint64_t
 ds_starttime(pid_t pid)
 {
-	char buf[1024];
+	char buf[PROCDESC_STAT_LEN];
 	const char *p;
 	unsigned long long t;
 
-	if ((p = procdesc_proc_stat(pid, DS_STARTTIME_FIELD, buf,
+	if ((p = procdesc_proc_stat(pid, PROCDESC_STAT_STARTTIME, buf,
 	    sizeof(buf))) == NULL || sscanf(p, "%llu", &t) != 1)
 		return (0);
 	return ((uint64_t)t);
@@ -146,9 +151,8 @@ ds_addr(struct sockaddr_un *sa, pid_t pid, char kind, uint64_t tag,
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
 	/* sun_path[0] stays '\0': an abstract name. */
-	n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1,
-	    PG_NAME_PREFIX "%d:%c%" PRIu64 ":%016" PRIx64, (int)pid, kind,
-	    tag, id);
+	n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1, PG_NAME_FMT,
+	    (int)pid, kind, tag, id);
 	return ((socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n));
 }
 

@@ -264,7 +264,7 @@ fk_child(void)
 {
 
 	procdesc_registry_child();
-	procdesc_watchdog_child();
+	procdesc_reaper_child();
 	procdesc_guardian_child();
 	if (!fk_inside)
 		fk_foreign_child();
@@ -435,7 +435,7 @@ procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
  * gets a copy of our memory, as after fork(2), and the kernel keeps this
  * thread in clone3 until the child execs or exits (vfork's wait, released
  * at the child's mm_release).  Nothing is locked meanwhile: other threads,
- * the watchdog and other pdforks run on, where glibc's fork would hold
+ * the reaper and other pdforks run on, where glibc's fork would hold
  * malloc's and stdio's locks and ours until the exec.  So the child may
  * call async-signal-safe functions only (NOTES §5), as FreeBSD's, which
  * shares our memory.  Its caught signals revert to the default, as at
@@ -457,7 +457,8 @@ procdesc_fork_spawn(const struct procdesc_childreq *cr, pid_t *pidp,
 		procdesc_child_register(cr);
 		for (sig = 1; sig < NSIG; sig++) {
 			if (sigaction(sig, NULL, &sa) == 0 &&
-			    sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
+			    sa.sa_handler != SIG_DFL &&
+			    sa.sa_handler != SIG_IGN)
 				signal(sig, SIG_DFL);
 		}
 	}

@@ -6,13 +6,13 @@
 
 /*
  * The owner's side of procdesc-guardian (lib/guardian/guardian.c), the
- * helper process that kills a child when the last copy of its descriptor is
+ * process that kills a child when the last copy of its descriptor is
  * closed anywhere.  A thread in the owner cannot do that job: it dies with
  * the owner, and the owner's death or exec is exactly when FreeBSD kills.
  *
  * A guardian is started on first use, as a child of the owner that wait(2)
  * never reports (exit signal 0), so that the reaper sees it die and fails
- * closed (watchdog.c); in a session of its own, so that the owner's
+ * closed (reaper.c); in a session of its own, so that the owner's
  * process-group signals miss it; with /dev/null as stdio and its control
  * socket as fd 3, nothing else.  One guardian holds two descriptors per
  * child; when it is full (its PG_HELLO says how many), another is started.
@@ -52,8 +52,13 @@
 #define	PROCDESC_GUARDIAN_PATH	"/usr/local/libexec/procdesc-guardian"
 #endif
 #define	GD_ENV			"LIBPROCDESC_GUARDIAN"
-#define	GD_FD_HIGH		(PG_CTL_FD + 1)	/* Above 0-3 while setting up. */
 #define	GD_SENTRY_COMM		"procdesc-sentry"
+
+/* The control socket's number while 0 to PG_CTL_FD are being set up. */
+#define	GD_FD_HIGH		(PG_CTL_FD + 1)
+
+/* A pid in decimal, the guardian's argument: any positive int fits. */
+#define	GD_PID_LEN		sizeof("2147483647")
 
 struct gd {
 	int		 gd_sock;	/* Our end of the control socket. */
@@ -152,8 +157,9 @@ gd_exec(int sock, int nullfd, const char *path, const char *sentry)
 
 	setsid();
 	s = fcntl(sock, F_DUPFD_CLOEXEC, GD_FD_HIGH);
-	if (s == -1 || dup2(nullfd, 0) == -1 || dup2(nullfd, 1) == -1 ||
-	    dup2(nullfd, 2) == -1 || dup2(s, PG_CTL_FD) == -1)
+	if (s == -1 || dup2(nullfd, STDIN_FILENO) == -1 ||
+	    dup2(nullfd, STDOUT_FILENO) == -1 ||
+	    dup2(nullfd, STDERR_FILENO) == -1 || dup2(s, PG_CTL_FD) == -1)
 		goto fail;
 	sys_close_range(PG_CTL_FD + 1, (unsigned)s - 1, 0);
 	sys_close_range((unsigned)s + 1, ~0U, 0);
@@ -163,7 +169,7 @@ fail:
 	m.pm_op = PG_ACK;
 	m.pm_error = errno;
 	(void)send(s != -1 ? s : sock, &m, sizeof(m), MSG_NOSIGNAL);
-	_exit(127);
+	_exit(PROCDESC_EXIT_NOEXEC);
 }
 
 /*
@@ -180,7 +186,7 @@ static void __attribute__((noreturn))
 gd_sentry(int sock, int nullfd, const char *path)
 {
 	struct procdesc_clone_args ca;
-	char arg[16], *p;
+	char arg[GD_PID_LEN], *p;
 	siginfo_t si;
 	long g;
 	pid_t self;
@@ -366,6 +372,7 @@ procdesc_guardian_pick(int *idxp, int *sockp)
 	struct gd g;
 	int error, slot;
 
+	PROCDESC_ASSERT_UNLOCKED();
 	procdesc_lock();
 	while ((error = gd_find(idxp, sockp)) == EAGAIN)
 		pthread_cond_wait(&gd_cv, &procdesc_mtx);
@@ -445,15 +452,15 @@ procdesc_guardian_release(int idx)
 		procdesc_guardian_died(idx);
 }
 
-/* Whether pid is stopped (or traced): /proc/PID/stat's state, field 3. */
+/* Whether pid is stopped (or traced): /proc/PID/stat's state. */
 static bool
 gd_stopped(pid_t pid)
 {
-	char buf[1024];
+	char buf[PROCDESC_STAT_LEN];
 	const char *p;
 
-	return ((p = procdesc_proc_stat(pid, 3, buf, sizeof(buf))) != NULL &&
-	    (*p == 'T' || *p == 't'));
+	return ((p = procdesc_proc_stat(pid, PROCDESC_STAT_STATE, buf,
+	    sizeof(buf))) != NULL && (*p == 'T' || *p == 't'));
 }
 
 /*
@@ -515,11 +522,12 @@ int
 procdesc_guardian_send(int sock, uint64_t id, pid_t pid, int flags, int b,
     int pidfd)
 {
+	/* No go pipe: the process runs already. */
+	int fds[PG_GUARD_FDS - 1];
 	union {
 		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE((PG_GUARD_FDS - 1) * sizeof(int))];
+		char		buf[CMSG_SPACE(sizeof(fds))];
 	} cm;
-	int fds[PG_GUARD_FDS - 1];
 	struct msghdr mh;
 	struct iovec iov;
 	struct pg_msg m;
@@ -552,6 +560,7 @@ procdesc_guardian_send(int sock, uint64_t id, pid_t pid, int flags, int b,
  * The guardian's answer on the user's descriptor a: 0 if the process is
  * guarded; its errno value if it refused (EMFILE: full); EAGAIN if it hung
  * up (it never got the process); ETIMEDOUT if it did not answer in time.
+ * Without mtx: the wait may last PG_REPLY_MS.
  */
 int
 procdesc_guardian_ack(int a)
@@ -559,6 +568,7 @@ procdesc_guardian_ack(int a)
 	struct pg_msg m;
 	int error;
 
+	PROCDESC_ASSERT_UNLOCKED();
 	if ((error = gd_recv(a, &m)) != 0)
 		return (error);
 	if (m.pm_op != PG_ACK)
@@ -602,6 +612,10 @@ procdesc_guardian_child(void)
 void
 procdesc_child_register(const struct procdesc_childreq *cr)
 {
+	static const struct timespec reply = {
+		.tv_sec = PG_REPLY_MS / PROCDESC_MS_PER_S,
+		.tv_nsec = PG_REPLY_MS % PROCDESC_MS_PER_S * PROCDESC_NS_PER_MS,
+	};
 	union {
 		struct cmsghdr	hdr;
 		char		buf[CMSG_SPACE(PG_GUARD_FDS * sizeof(int))];
@@ -649,7 +663,7 @@ procdesc_child_register(const struct procdesc_childreq *cr)
 	sys_close(go[1]);
 	sys_close(cr->cr_a);
 	sys_close(cr->cr_b);
-	if (!sys_wait_readable(go[0], PG_REPLY_MS) ||
+	if (!sys_wait_readable(go[0], &reply) ||
 	    sys_read(go[0], &c, 1) != 1 || c != PG_GO)
 		sys_exit_group(PG_EXIT_ERRNO + EAGAIN);
 	sys_close(go[0]);

@@ -36,22 +36,27 @@
 #pragma GCC visibility pop
 #include "procdesc_impl.h"
 #include "syscall.h"
+#include "waitstatus.h"
 #include "guardian/protocol.h"
 
 #define	PDI_WOPTS	(WNOHANG | WUNTRACED | WCONTINUED | WEXITED | WNOWAIT)
 #define	PDI_WEVENTS	(WUNTRACED | WCONTINUED | WEXITED)
-#define	PDI_SIGMAX	128	/* FreeBSD's _SIG_MAXSIG. */
-#define	PDI_WCONTINUED	0xffff	/* What WIFCONTINUED() tests for. */
+
+/*
+ * FreeBSD's _SIG_MAXSIG: pdkill refuses what FreeBSD's refuses, and
+ * kill(2) refuses Linux's own limit (65 to 128: EINVAL too).
+ */
+#define	PDI_SIGMAX	128
 
 /*
  * How deep this thread is in the public calls.  Deeper than 0 at entry: a
  * signal handler interrupted one of them on this thread, maybe holding
  * procdesc_mtx; or it interrupted a fork() between our atfork handlers,
- * which hold it (procdesc_locked()).  A call that takes the lock then fails with EDEADLK at
- * once (locks is true: pdfork, pdrfork, pdwait, pdopenpid); pdgetpid,
- * pdkill and pddupfd work without it (async-signal-safe).  pd_enter()
- * always counts, pd_leave() always uncounts and sets errno: error, or on
- * success the caller's saved value.
+ * which hold it (procdesc_locked()).  A call that takes the lock then
+ * fails with EDEADLK at once (locks is true: pdfork, pdrfork, pdwait,
+ * pdopenpid); pdgetpid, pdkill and pddupfd work without it
+ * (async-signal-safe).  pd_enter() always counts, pd_leave() always
+ * uncounts and sets errno: error, or on success the caller's saved value.
  */
 static PROCDESC_TLS volatile int pd_depth;
 
@@ -98,19 +103,21 @@ pd_copyout(void *uaddr, const void *kaddr, size_t len)
 	return (EFAULT);
 }
 
-/* A new descriptor id: random, so that nobody can squat its name. */
+/*
+ * A new descriptor id: random, so that nobody can squat its name.
+ * Without entropy yet (early boot), one that is at least unique: the
+ * mix is one-to-one, and its input grows with every call.
+ */
 static uint64_t
 pd_new_id(void)
 {
 	static _Atomic uint64_t seq;
-	struct timespec ts;
 	uint64_t id;
 
 	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
 		return (id);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^
-	    ((uint64_t)getpid() << 16) ^ ++seq);
+	return (procdesc_mix64((uint64_t)procdesc_now() + ++seq) ^
+	    (uint64_t)getpid());
 }
 
 /*
@@ -130,7 +137,7 @@ pd_dispose(int pidfd, int error)
 		;
 	close(pidfd);
 	procdesc_lock();
-	procdesc_watchdog_kick();
+	procdesc_reaper_kick();
 	procdesc_unlock();
 	if (error == EAGAIN && si.si_code == CLD_EXITED &&
 	    si.si_status > PG_EXIT_ERRNO &&
@@ -187,7 +194,7 @@ pd_adopt(const struct procdesc_childreq *cr, struct procdesc *pd, int gidx,
 	if (error == 0 && (error = procdesc_insert(pd)) == 0) {
 		procdesc_guardian_hold(gidx, 1);
 		procdesc_expire(procdesc_now());
-		procdesc_watchdog_kick();
+		procdesc_reaper_kick();
 	}
 	procdesc_guardian_release(gidx);
 	procdesc_unlock();
@@ -233,7 +240,7 @@ pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 	if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
 		return (EINVAL);
 	if ((error = procdesc_kernel_ok()) != 0 ||
-	    (error = procdesc_watchdog_start()) != 0 ||
+	    (error = procdesc_reaper_start()) != 0 ||
 	    (error = pd_entry(&pd, pdflags)) != 0)
 		return (error);
 	if ((error = pd_prepare(sv, &gidx, &cr.cr_ctl)) != 0) {
@@ -337,13 +344,14 @@ pd_ident(int fd, int notpd, struct procdesc_name *np)
 /*
  * The owner's entry for descriptor np, if its process is one of our pdfork
  * children: by the descriptor's id, or, for another description of it (a
- * pdopenpid of our own child), by the identity in its name.
+ * pdopenpid of our own child), by the identity in its name.  mtx held.
  */
 static struct procdesc *
 pd_mine(const struct procdesc_name *np)
 {
 	struct procdesc *pd;
 
+	PROCDESC_ASSERT_LOCKED();
 	if ((pd = procdesc_find_id(np->pn_id)) != NULL &&
 	    pd->pd_pid == np->pn_pid)
 		return (pd);
@@ -440,7 +448,7 @@ pd_wstatus(const siginfo_t *si)
 
 	switch (si->si_code) {
 	case CLD_EXITED:
-		return (W_EXITCODE(si->si_status & 0xff, 0));
+		return (W_EXITCODE(si->si_status, 0));
 	case CLD_KILLED:
 		return (W_EXITCODE(0, si->si_status));
 	case CLD_DUMPED:
@@ -449,7 +457,7 @@ pd_wstatus(const siginfo_t *si)
 	case CLD_TRAPPED:
 		return (W_STOPCODE(si->si_status));
 	case CLD_CONTINUED:
-		return (PDI_WCONTINUED);
+		return (PROCDESC_W_CONTINUED);
 	default:
 		return (0);
 	}
@@ -496,7 +504,7 @@ pd_wait_owner(const struct procdesc_name *np, int options, bool recorded,
 	r = 0;
 	/* Exited, and the reaper not there yet: reap it now (WNOHANG). */
 	if ((pd = pd_mine(np)) != NULL && !pd->pd_reaped)
-		(void)procdesc_watchdog_reap(pd);
+		(void)procdesc_reaper_reap(pd);
 	if (pd != NULL && pd->pd_reaped) {
 		*si = pd->pd_si;
 		*ru = pd->pd_ru;
@@ -566,7 +574,7 @@ pd_block_child(const struct procdesc_name *np, int options)
 		return (error);
 	procdesc_lock();
 	if ((pd = pd_mine(np)) != NULL)
-		(void)procdesc_watchdog_reap(pd);
+		(void)procdesc_reaper_reap(pd);
 	procdesc_unlock();
 	return (0);
 }
@@ -623,7 +631,7 @@ pd_wait_lost(const struct procdesc_name *np)
 
 	procdesc_lock();
 	while ((pd = pd_mine(np)) != NULL && !pd->pd_reaped) {
-		procdesc_watchdog_deadline(&ts);
+		procdesc_recheck_deadline(&ts);
 		(void)pthread_cond_timedwait(&procdesc_reap_cv, &procdesc_mtx,
 		    &ts);
 	}
@@ -742,7 +750,7 @@ pd_openpid(pid_t pid, int pdflags, int *fdp)
 	if (pid <= 0)
 		return (ESRCH);
 	if ((error = procdesc_kernel_ok()) != 0 ||
-	    (error = procdesc_watchdog_start()) != 0)
+	    (error = procdesc_reaper_start()) != 0)
 		return (error);
 	if ((pidfd = sys_pidfd_open(pid, 0)) == -1)
 		return (errno == EINVAL || errno == ENOENT ? ESRCH : errno);

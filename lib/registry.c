@@ -72,6 +72,7 @@ void
 procdesc_lock(void)
 {
 
+	PROCDESC_ASSERT_UNLOCKED();	/* Not recursive. */
 	rg_locked++;
 	pthread_mutex_lock(&procdesc_mtx);
 }
@@ -124,15 +125,12 @@ procdesc_lock_child(bool held)
 	}
 }
 
-/* A 64-bit finaliser (splitmix64's): ids and pids spread evenly. */
+/* The bucket of a pid or id. */
 static size_t
-rg_mix(uint64_t key)
+rg_hash(uint64_t key)
 {
 
-	key ^= key >> 30;
-	key *= 0xbf58476d1ce4e5b9ULL;
-	key ^= key >> 27;
-	return ((size_t)key & (rg_nbuckets - 1));
+	return ((size_t)procdesc_mix64(key) & (rg_nbuckets - 1));
 }
 
 static void
@@ -140,10 +138,10 @@ rg_link(struct procdesc *pd)
 {
 	struct procdesc **b;
 
-	b = &rg_pid[rg_mix((uint64_t)pd->pd_pid)];
+	b = &rg_pid[rg_hash((uint64_t)pd->pd_pid)];
 	pd->pd_pnext = *b;
 	*b = pd;
-	b = &rg_id[rg_mix(pd->pd_id)];
+	b = &rg_id[rg_hash(pd->pd_id)];
 	pd->pd_inext = *b;
 	*b = pd;
 }
@@ -160,7 +158,7 @@ rg_grow(void)
 	oldp = rg_pid;
 	oldi = rg_id;
 	n = rg_nbuckets;
-	rg_nbuckets = (n == 0) ? 64 : n * 2;
+	rg_nbuckets = (n == 0) ? PROCDESC_HASH_MIN : n * 2;
 	rg_pid = calloc(rg_nbuckets, sizeof(*rg_pid));
 	rg_id = calloc(rg_nbuckets, sizeof(*rg_id));
 	if (rg_pid == NULL || rg_id == NULL) {
@@ -238,11 +236,11 @@ procdesc_remove(struct procdesc *pd)
 	struct procdesc **pp;
 
 	PROCDESC_ASSERT_LOCKED();
-	for (pp = &rg_pid[rg_mix((uint64_t)pd->pd_pid)]; *pp != pd;
+	for (pp = &rg_pid[rg_hash((uint64_t)pd->pd_pid)]; *pp != pd;
 	    pp = &(*pp)->pd_pnext)
 		;
 	*pp = pd->pd_pnext;
-	for (pp = &rg_id[rg_mix(pd->pd_id)]; *pp != pd; pp = &(*pp)->pd_inext)
+	for (pp = &rg_id[rg_hash(pd->pd_id)]; *pp != pd; pp = &(*pp)->pd_inext)
 		;
 	*pp = pd->pd_inext;
 	rg_count--;
@@ -258,7 +256,7 @@ procdesc_find_pid(pid_t pid)
 	PROCDESC_ASSERT_LOCKED();
 	if (rg_nbuckets == 0)
 		return (NULL);
-	for (pd = rg_pid[rg_mix((uint64_t)pid)]; pd != NULL; pd = pd->pd_pnext)
+	for (pd = rg_pid[rg_hash((uint64_t)pid)]; pd != NULL; pd = pd->pd_pnext)
 		if (pd->pd_pid == pid && !pd->pd_reaped)
 			return (pd);
 	return (NULL);
@@ -272,7 +270,7 @@ procdesc_find_id(uint64_t id)
 	PROCDESC_ASSERT_LOCKED();
 	if (rg_nbuckets == 0)
 		return (NULL);
-	for (pd = rg_id[rg_mix(id)]; pd != NULL; pd = pd->pd_inext)
+	for (pd = rg_id[rg_hash(id)]; pd != NULL; pd = pd->pd_inext)
 		if (pd->pd_id == id)
 			return (pd);
 	return (NULL);
@@ -290,7 +288,7 @@ procdesc_find_proc(pid_t pid, char kind, uint64_t tag)
 	PROCDESC_ASSERT_LOCKED();
 	if (rg_nbuckets == 0)
 		return (NULL);
-	for (pd = rg_pid[rg_mix((uint64_t)pid)]; pd != NULL; pd = pd->pd_pnext)
+	for (pd = rg_pid[rg_hash((uint64_t)pid)]; pd != NULL; pd = pd->pd_pnext)
 		if (pd->pd_pid == pid && pd->pd_kind == kind &&
 		    pd->pd_tag == tag)
 			return (pd);

@@ -44,24 +44,29 @@
 #pragma GCC visibility push(default)
 #include "procdesc-overlay/spawn.h"
 #pragma GCC visibility pop
+#include "procdesc_impl.h"
 #include "syscall.h"
 
 /* The flags glibc 2.36 knows; the child applies all of them. */
-#define	SP_FLAGS	(POSIX_SPAWN_RESETIDS | POSIX_SPAWN_SETPGROUP |	\
-			 POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |	\
-			 POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER |	\
-			 POSIX_SPAWN_USEVFORK | POSIX_SPAWN_SETSID)
+#define	SP_FLAGS							\
+	(POSIX_SPAWN_RESETIDS | POSIX_SPAWN_SETPGROUP |			\
+	 POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |		\
+	 POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER |		\
+	 POSIX_SPAWN_USEVFORK | POSIX_SPAWN_SETSID)
 
 /* posix_spawnp's PATH when the caller has none: glibc's. */
 #define	SP_DEFPATH	"/bin:/usr/bin"
 
-/* posix_spawn's status for a child that failed before its exec. */
-#define	SP_EXIT_FAILED	127
+/*
+ * The first room for file actions: most callers add a few (stdio
+ * redirected, a close or two); the list doubles after that.
+ */
+#define	SP_ACTIONS_MIN	8
 
 struct __procdesc_spawnattr {
 	posix_spawnattr_t	 sa_attr;	/* glibc's. */
 	int			*sa_fdp;	/* NULL: no descriptor. */
-	int			 sa_pdrflags;	/* As given; PD_CLOEXEC added. */
+	int			 sa_pdrflags;	/* As given; + PD_CLOEXEC. */
 };
 
 enum sp_kind {
@@ -104,7 +109,7 @@ struct sp_child {
 	struct sched_param c_param;
 	sigset_t	 c_sigdefault;
 	sigset_t	 c_sigmask;
-	const char	*c_path;	/* posix_spawn's path, posix_spawnp's file. */
+	const char	*c_path;	/* The path, or posix_spawnp's file. */
 	const char	*c_search;	/* posix_spawnp's PATH, else NULL. */
 	char *const	*c_argv;
 	char *const	*c_envp;
@@ -228,7 +233,7 @@ sp_action(const struct sp_child *c, const struct sp_action *a)
 static int
 sp_search(const struct sp_child *c)
 {
-	char buf[PATH_MAX + NAME_MAX + 2];
+	char buf[PATH_MAX + NAME_MAX + 2];	/* dir '/' file NUL */
 	const char *p, *end;
 	size_t dlen, flen;
 	bool eacces;
@@ -293,7 +298,7 @@ sp_child(const struct sp_child *c)
 		}
 	}
 	*c->c_err = (error != 0) ? error : EPERM;
-	_exit(SP_EXIT_FAILED);
+	_exit(PROCDESC_EXIT_NOEXEC);
 }
 
 /* The attributes the child applies, read through glibc's getters. */
@@ -467,7 +472,7 @@ sp_slot(struct __procdesc_spawn_file_actions *fa, const char *path,
 	size_t max;
 
 	if (fa->fa_n == fa->fa_max) {
-		max = (fa->fa_max != 0) ? fa->fa_max * 2 : 8;
+		max = (fa->fa_max != 0) ? fa->fa_max * 2 : SP_ACTIONS_MIN;
 		if ((n = reallocarray(fa->fa_acts, max, sizeof(*n))) == NULL)
 			return (ENOMEM);
 		fa->fa_acts = n;
@@ -760,7 +765,8 @@ procdesc_posix_spawnattr_setsigdefault(__procdesc_spawnattr_t *__restrict sap,
 }
 
 int
-procdesc_posix_spawnattr_getsigmask(const __procdesc_spawnattr_t *__restrict sap,
+procdesc_posix_spawnattr_getsigmask(
+    const __procdesc_spawnattr_t *__restrict sap,
     sigset_t *__restrict sigmask)
 {
 

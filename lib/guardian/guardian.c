@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sys/procdesc.h"
@@ -45,10 +44,31 @@
 #include "syscall.h"
 #include "protocol.h"
 
-#define	G_RESERVE	16	/* Fds kept free: a PG_GUARD is never cut. */
-#define	G_EVENTS	64	/* Events per epoll_wait. */
-#define	G_OWNER_MS	1000	/* Wait for the owner's PG_EXITED. */
-#define	G_REAP_MS	5000	/* Wait for an orphan's reap by init. */
+/*
+ * Descriptors kept free of children, so that a PG_GUARD is never cut:
+ * stdio, the control socket, epoll and a PG_GUARD's PG_GUARD_FDS, twice.
+ */
+#define	G_RESERVE	16
+
+/* A child's descriptors here: B and its pidfd. */
+#define	G_FDS_PER_CHILD	2
+
+/* Events per epoll_wait: the rest come with the next call. */
+#define	G_EVENTS	64
+
+/*
+ * How long after a PG_CHILD's exit the owner's PG_EXITED may take before
+ * we look whether the child was reaped at all: the reaper's message takes
+ * microseconds, a second allows for a loaded machine.
+ */
+#define	G_OWNER_MS	1000
+
+/*
+ * How long to wait for the reap of a child that somebody else reaps
+ * (init for an orphan, the parent for pdopenpid) before recording what
+ * there is, maybe no status: init reaps at once, a parent may never.
+ */
+#define	G_REAP_MS	5000
 
 /* A child's tag in epoll data: B or its pidfd. */
 #define	G_TAG_PIDFD	1UL
@@ -77,20 +97,11 @@ static bool g_owner = true;		/* The control socket is open. */
 static bool g_pidfs;			/* POLLHUP at the reap (6.9). */
 static int g_ep;
 
-static int64_t
-g_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
-}
-
 static struct gchild **
 g_bucket(uint64_t id)
 {
 
-	return (&g_hash[(id ^ (id >> 29)) & (g_nbuckets - 1)]);
+	return (&g_hash[procdesc_mix64(id) & (g_nbuckets - 1)]);
 }
 
 static struct gchild *
@@ -140,7 +151,7 @@ g_set_deadline(struct gchild *gc, int ms)
 		gc->gc_wnext = g_waiting;
 		g_waiting = gc;
 	}
-	gc->gc_deadline = g_now() + (int64_t)ms * 1000000;
+	gc->gc_deadline = procdesc_now() + ms * PROCDESC_NS_PER_MS;
 }
 
 /*
@@ -313,7 +324,7 @@ g_expire_all(void)
 	struct gchild *gc, *next, **pp;
 	int64_t now;
 
-	now = g_now();
+	now = procdesc_now();
 	for (pp = &g_waiting; (gc = *pp) != NULL; ) {
 		next = gc->gc_wnext;
 		if (gc->gc_deadline > now) {
@@ -337,8 +348,9 @@ g_timeout(void)
 	for (gc = g_waiting; gc != NULL; gc = gc->gc_wnext)
 		if (gc->gc_deadline < first)
 			first = gc->gc_deadline;
-	now = g_now();
-	return (first <= now ? 0 : (int)((first - now) / 1000000) + 1);
+	now = procdesc_now();
+	return (first <= now ? 0 :
+	    (int)((first - now) / PROCDESC_NS_PER_MS) + 1);
 }
 
 /* Take a child: epoll on B (hang-up only) and on its pidfd (the exit). */
@@ -498,7 +510,7 @@ g_orphaned(void)
 	close(PG_CTL_FD);
 	for (gc = g_waiting; gc != NULL; gc = next) {
 		next = gc->gc_wnext;
-		gc->gc_deadline = g_now();
+		gc->gc_deadline = procdesc_now();
 	}
 }
 
@@ -539,8 +551,8 @@ g_sanitize(void)
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 		(void)getrlimit(RLIMIT_NOFILE, &rl);
 	}
-	g_capacity = rl.rlim_cur > G_RESERVE * 2 ?
-	    (size_t)(rl.rlim_cur - G_RESERVE) / 2 : 0;
+	g_capacity = rl.rlim_cur > G_RESERVE ?
+	    (size_t)(rl.rlim_cur - G_RESERVE) / G_FDS_PER_CHILD : 0;
 }
 
 static void
@@ -595,11 +607,11 @@ main(int argc, char **argv)
 	}
 	g_sanitize();
 	if (!g_tie(argc > 1 ? argv[1] : NULL))
-		return (1);
-	g_nbuckets = 64;
+		return (EXIT_FAILURE);
+	g_nbuckets = PROCDESC_HASH_MIN;
 	if ((g_hash = calloc(g_nbuckets, sizeof(*g_hash))) == NULL ||
 	    (g_ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
-		return (1);
+		return (EXIT_FAILURE);
 	/* pidfs (Linux 6.9) raises POLLHUP on a pidfd at the reap. */
 	if ((pfd = sys_pidfd_open(getpid(), 0)) != -1) {
 		g_pidfs = fstatfs(pfd, &sfs) == 0 && sfs.f_type == PID_FS_MAGIC;
@@ -609,7 +621,7 @@ main(int argc, char **argv)
 	ev.events = EPOLLIN;
 	ev.data.u64 = 0;
 	if (epoll_ctl(g_ep, EPOLL_CTL_ADD, PG_CTL_FD, &ev) == -1)
-		return (1);
+		return (EXIT_FAILURE);
 	memset(&hello, 0, sizeof(hello));
 	hello.pm_capacity = (uint32_t)g_capacity;
 	hello.pm_pid = getpid();

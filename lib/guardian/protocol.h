@@ -36,6 +36,7 @@
 
 #include <sys/resource.h>
 
+#include <inttypes.h>
 #include <stdint.h>
 
 #define	PG_GUARD	1	/* Guard pm_pid, whose pidfd comes along. */
@@ -57,10 +58,12 @@
 /*
  * A new child that could not register exits, before any code of the
  * application, with PG_EXIT_ERRNO + the errno value (masked), so that the
- * parent can say why pdfork failed.
+ * parent can say why pdfork failed.  An exit status has 8 bits: the top
+ * one says "errno", the other seven carry it (the errors a registration
+ * meets, EMFILE, ENOMEM, EAGAIN..., are all below 128).
  */
 #define	PG_EXIT_ERRNO	128
-#define	PG_EXIT_MASK	0x7f
+#define	PG_EXIT_MASK	(PG_EXIT_ERRNO - 1)
 
 /* The control socket's number in the guardian. */
 #define	PG_CTL_FD	3
@@ -88,8 +91,10 @@ struct pg_msg {
  * A's abstract name: "procdesc:<pid>:<i|t><n>:<id>", where <n> is the
  * pidfs inode of the process (i) or, before pidfs, its start time in
  * clock ticks (t): either tells the process from a later one with a
- * recycled pid.  <id> is 16 hex digits.
+ * recycled pid.  <id> is 16 hex digits, zero-padded.  PG_NAME_FMT takes
+ * the pid (int), the kind (char), <n> and the id (uint64_t).
  */
 #define	PG_NAME_PREFIX	"procdesc:"
+#define	PG_NAME_FMT	PG_NAME_PREFIX "%d:%c%" PRIu64 ":%016" PRIx64
 
 #endif /* !_PROCDESC_PROTOCOL_H_ */

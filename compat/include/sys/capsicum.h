@@ -65,7 +65,13 @@ typedef	struct cap_rights	cap_rights_t;
 typedef	unsigned long		cap_ioctl_t;
 #endif
 
-#define	CAPRIGHT(idx, bit)	((1ULL << (57 + (idx))) | (bit))
+/* The word's layout (above) by name: version, index, then the rights. */
+#define	__CAP_VERSION_SHIFT	62
+#define	__CAP_INDEX_SHIFT	57
+#define	__CAP_INDEX_MASK	0x1F
+#define	__CAP_RIGHTS_MASK	((1ULL << __CAP_INDEX_SHIFT) - 1)
+
+#define	CAPRIGHT(idx, bit)	((1ULL << (__CAP_INDEX_SHIFT + (idx))) | (bit))
 
 /* INDEX 0: general file I/O. */
 #define	CAP_READ		CAPRIGHT(0, 0x0000000000000001ULL)
@@ -196,20 +202,23 @@ typedef	unsigned long		cap_ioctl_t;
 
 #define	CAP_ALL(rights)		do {					\
 	(rights)->cr_rights[0] =					\
-	    ((uint64_t)CAP_RIGHTS_VERSION << 62) | CAP_ALL0;		\
+	    ((uint64_t)CAP_RIGHTS_VERSION << __CAP_VERSION_SHIFT) |	\
+	    CAP_ALL0;							\
 	(rights)->cr_rights[1] = CAP_ALL1;				\
 } while (0)
 
 #define	CAP_NONE(rights)	do {					\
 	(rights)->cr_rights[0] =					\
-	    ((uint64_t)CAP_RIGHTS_VERSION << 62) | CAPRIGHT(0, 0ULL);	\
+	    ((uint64_t)CAP_RIGHTS_VERSION << __CAP_VERSION_SHIFT) |	\
+	    CAPRIGHT(0, 0ULL);						\
 	(rights)->cr_rights[1] = CAPRIGHT(1, 0ULL);			\
 } while (0)
 
-#define	CAPRVER(right)		((int)((right) >> 62))
+#define	CAPRVER(right)		((int)((right) >> __CAP_VERSION_SHIFT))
 #define	CAPVER(rights)		CAPRVER((rights)->cr_rights[0])
 #define	CAPARSIZE(rights)	(CAPVER(rights) + 2)
-#define	CAPIDXBIT(right)	((int)(((right) >> 57) & 0x1F))
+#define	CAPIDXBIT(right)						\
+	((int)(((right) >> __CAP_INDEX_SHIFT) & __CAP_INDEX_MASK))
 
 /*
  * Allowed fcntl(2) commands, as (1 << F_*) with FreeBSD's command numbers
@@ -225,9 +234,6 @@ typedef	unsigned long		cap_ioctl_t;
 
 /* FreeBSD says SSIZE_MAX, which strict ISO C modes hide in <limits.h>. */
 #define	CAP_IOCTLS_ALL		((ssize_t)(SIZE_MAX >> 1))
-
-/* Mask of the rights bits in a word, without version and index bits. */
-#define	__CAP_RIGHTS_MASK	0x01FFFFFFFFFFFFFFULL
 
 #define	cap_rights_init(...)						\
 	__cap_rights_init(CAP_RIGHTS_VERSION, __VA_ARGS__, 0ULL)

@@ -5,10 +5,10 @@
  */
 
 /*
- * The watchdog, the reaper: the library's only thread in the owner.  It
- * reaps every pdfork child as soon as it exits, so that no zombie is left,
- * and asks the child's guardian to put the status on the descriptor
- * (PG_EXITED): that raises POLLHUP there, for every holder.
+ * The reaper: the library's only thread in the owner.  It reaps every
+ * pdfork child as soon as it exits, so that no zombie is left, and asks
+ * the child's guardian to put the status on the descriptor (PG_EXITED):
+ * that raises POLLHUP there, for every holder.
  *
  * It holds no descriptor, so an application that closes every descriptor
  * (closefrom(3)) cannot blind it: it sleeps in waitid(P_ALL, __WALL |
@@ -19,9 +19,9 @@
  * closed), since nobody would see its last close any more.  A child that
  * is not ours stays for its owner to reap; while such a zombie waits,
  * waitid would report it again at once, so the thread then checks each of
- * our children itself and sleeps until pdfork kicks it, or 100 ms
- * (PROCDESC_RECHECK_NS).  With
- * no child at all it sleeps until pdfork kicks it.
+ * our children itself and sleeps until pdfork kicks it, or for
+ * PROCDESC_RECHECK_NS.  With no child at all it sleeps until pdfork kicks
+ * it.
  */
 
 #include <sys/wait.h>
@@ -35,50 +35,40 @@
 #include "procdesc_impl.h"
 #include "syscall.h"
 
-#define	WD_STACK	(64 * 1024)
+/*
+ * The thread's stack: its deepest call (a reap that reads /proc/PID/stat
+ * for a stalled guardian) needs a few KiB, and glibc's default would
+ * reserve 8 MiB of address space per owner for nothing.
+ */
+#define	RP_STACK	(64 * 1024)
 
-static bool wd_running;			/* (l) The thread exists. */
-static unsigned long wd_gen;		/* (l) Bumped by every kick. */
-static pthread_cond_t wd_cv;		/* (l) A kick; monotonic. */
+static bool rp_running;			/* (l) The thread exists. */
+static unsigned long rp_gen;		/* (l) Bumped by every kick. */
+static pthread_cond_t rp_cv;		/* (l) A kick; monotonic. */
 
 /* Before the thread can wait on it. */
 static void __attribute__((constructor))
-wd_init(void)
+rp_init(void)
 {
 
-	procdesc_cond_init(&wd_cv);
-}
-
-/*
- * The deadline, for a timed wait on one of our condition variables
- * (CLOCK_MONOTONIC), of a wait for something that may never be signalled:
- * PROCDESC_RECHECK_NS from now.
- */
-void
-procdesc_watchdog_deadline(struct timespec *ts)
-{
-
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_nsec += PROCDESC_RECHECK_NS;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
+	procdesc_cond_init(&rp_cv);
 }
 
 /*
  * A zombie that is not in the registry: one of ours not yet registered
- * (procdesc_new() kicks us when it is) or the application's, which it
- * will reap.  Wait for a kick, at most 100 ms, then look again.
+ * (procdesc.c kicks us when it is) or the application's, which it
+ * will reap.  Wait for a kick, at most PROCDESC_RECHECK_NS, then look
+ * again; mtx held.
  */
 static void
-wd_wait_kick(unsigned long gen)
+rp_wait_kick(unsigned long gen)
 {
 	struct timespec ts;
 
-	procdesc_watchdog_deadline(&ts);
-	while (wd_gen == gen)
-		if (pthread_cond_timedwait(&wd_cv, &procdesc_mtx,
+	PROCDESC_ASSERT_LOCKED();
+	procdesc_recheck_deadline(&ts);
+	while (rp_gen == gen)
+		if (pthread_cond_timedwait(&rp_cv, &procdesc_mtx,
 		    &ts) == ETIMEDOUT)
 			break;
 }
@@ -91,7 +81,7 @@ wd_wait_kick(unsigned long gen)
  * owner's pdwait.
  */
 static void
-wd_reap(struct procdesc *pd, siginfo_t *si)
+rp_reap(struct procdesc *pd, siginfo_t *si)
 {
 	struct rusage ru;
 	siginfo_t si2;
@@ -120,9 +110,10 @@ wd_reap(struct procdesc *pd, siginfo_t *si)
 
 /* A child of dead guardian *arg: kill it, nobody guards it; mtx held. */
 static void
-wd_orphan(struct procdesc *pd, void *arg)
+rp_orphan(struct procdesc *pd, void *arg)
 {
 
+	PROCDESC_ASSERT_LOCKED();
 	if (pd->pd_guardian != *(int *)arg || pd->pd_reaped)
 		return;
 	pd->pd_lost = true;
@@ -130,16 +121,20 @@ wd_orphan(struct procdesc *pd, void *arg)
 	(void)kill(pd->pd_pid, SIGKILL);
 }
 
-/* Reap guardian idx, which exited, and fail its children closed. */
+/*
+ * Reap guardian idx, which exited, and fail its children closed; mtx
+ * held, so that no registration picks it meanwhile.
+ */
 static void
-wd_guardian(int idx, pid_t pid)
+rp_guardian(int idx, pid_t pid)
 {
 	siginfo_t si;
 
+	PROCDESC_ASSERT_LOCKED();
 	memset(&si, 0, sizeof(si));
 	(void)sys_waitid(P_PID, pid, &si, WEXITED | WNOHANG | __WALL, NULL);
 	procdesc_guardian_died(idx);
-	procdesc_foreach(wd_orphan, &idx);
+	procdesc_foreach(rp_orphan, &idx);
 }
 
 /*
@@ -147,7 +142,7 @@ wd_guardian(int idx, pid_t pid)
  * the owner's pdwait, woken by the exit before this thread.
  */
 bool
-procdesc_watchdog_reap(struct procdesc *pd)
+procdesc_reaper_reap(struct procdesc *pd)
 {
 	siginfo_t si;
 
@@ -158,29 +153,20 @@ procdesc_watchdog_reap(struct procdesc *pd)
 	if (sys_waitid(P_PID, pd->pd_pid, &si, WEXITED | WNOHANG | WNOWAIT |
 	    __WALL, NULL) != 0 || si.si_pid != pd->pd_pid)
 		return (false);
-	wd_reap(pd, &si);
+	rp_reap(pd, &si);
 	return (true);
 }
 
 static void
-wd_sweep(struct procdesc *pd, void *arg)
+rp_sweep(struct procdesc *pd, void *arg)
 {
 
 	(void)arg;
-	(void)procdesc_watchdog_reap(pd);
-}
-
-int64_t
-procdesc_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	(void)procdesc_reaper_reap(pd);
 }
 
 static void *
-wd_main(void *arg)
+rp_main(void *arg)
 {
 	struct procdesc *pd;
 	unsigned long gen;
@@ -191,7 +177,7 @@ wd_main(void *arg)
 	for (;;) {
 		/* A kick after this read makes the sleeps below return. */
 		procdesc_lock();
-		gen = wd_gen;
+		gen = rp_gen;
 		procdesc_unlock();
 		memset(&si, 0, sizeof(si));
 		r = sys_waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | __WALL,
@@ -199,19 +185,18 @@ wd_main(void *arg)
 		procdesc_lock();
 		if (r == -1 && errno == ECHILD) {
 			/* No child at all: sleep until pdfork kicks. */
-			while (wd_gen == gen)
-				pthread_cond_wait(&wd_cv, &procdesc_mtx);
+			while (rp_gen == gen)
+				pthread_cond_wait(&rp_cv, &procdesc_mtx);
 		} else if (r == 0 && si.si_pid != 0) {
 			if ((pd = procdesc_find_pid(si.si_pid)) != NULL) {
-				wd_reap(pd, &si);
+				rp_reap(pd, &si);
 				procdesc_expire(procdesc_now());
-			}
-			else if ((idx = procdesc_guardian_find_pid(
+			} else if ((idx = procdesc_guardian_find_pid(
 			    si.si_pid)) != -1)
-				wd_guardian(idx, si.si_pid);
+				rp_guardian(idx, si.si_pid);
 			else {
-				procdesc_foreach(wd_sweep, NULL);
-				wd_wait_kick(gen);
+				procdesc_foreach(rp_sweep, NULL);
+				rp_wait_kick(gen);
 			}
 		}
 		procdesc_unlock();
@@ -220,11 +205,11 @@ wd_main(void *arg)
 }
 
 /*
- * Start the watchdog unless it runs: all signals blocked, so that it never
+ * Start the reaper unless it runs: all signals blocked, so that it never
  * runs an application handler, and a small stack.
  */
 int
-procdesc_watchdog_start(void)
+procdesc_reaper_start(void)
 {
 	pthread_attr_t attr;
 	pthread_t td;
@@ -232,40 +217,40 @@ procdesc_watchdog_start(void)
 	int error;
 
 	procdesc_lock();
-	if (wd_running) {
+	if (rp_running) {
 		procdesc_unlock();
 		return (0);
 	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, WD_STACK);
+	pthread_attr_setstacksize(&attr, RP_STACK);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	error = pthread_create(&td, &attr, wd_main, NULL);
+	error = pthread_create(&td, &attr, rp_main, NULL);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (error == 0)
-		wd_running = true;
+		rp_running = true;
 	procdesc_unlock();
 	return (error);
 }
 
 /* A child was registered or reaped elsewhere: look again; mtx held. */
 void
-procdesc_watchdog_kick(void)
+procdesc_reaper_kick(void)
 {
 
 	PROCDESC_ASSERT_LOCKED();
-	wd_gen++;
-	pthread_cond_broadcast(&wd_cv);
+	rp_gen++;
+	pthread_cond_broadcast(&rp_cv);
 }
 
 /* In a forked copy: the thread did not survive the fork. */
 void
-procdesc_watchdog_child(void)
+procdesc_reaper_child(void)
 {
 
-	wd_running = false;
-	wd_gen = 0;
-	procdesc_cond_init(&wd_cv);	/* The copy counts the thread's wait. */
+	rp_running = false;
+	rp_gen = 0;
+	procdesc_cond_init(&rp_cv);	/* The copy counts the thread's wait. */
 }
