@@ -16,7 +16,6 @@
 
 #include <sys/ioctl.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 
 #include <sched.h>
 #include <signal.h>
@@ -45,21 +44,6 @@ struct procdesc_clone_args {
 /* waitid(P_PIDFD): Linux 5.4. */
 #ifndef P_PIDFD
 #define	P_PIDFD			3
-#endif
-
-/*
- * Composing a wait(2) status word: the kernel's layout (exit code in bits
- * 8-15, signal in 0-6, core flag 0x80, 0x7f for stopped).  glibc has the
- * macros, musl only the ones that take a status apart.
- */
-#ifndef W_EXITCODE
-#define	W_EXITCODE(ret, sig)	((ret) << 8 | (sig))
-#endif
-#ifndef W_STOPCODE
-#define	W_STOPCODE(sig)		((sig) << 8 | 0x7f)
-#endif
-#ifndef WCOREFLAG
-#define	WCOREFLAG		0x80
 #endif
 
 /* pidfs, one inode per process: Linux 6.9. */

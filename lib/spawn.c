@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/procdesc.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
