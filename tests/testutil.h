@@ -7,7 +7,8 @@
 /*
  * Test helpers, prefixed t_.  Every case is written with T_TC(), which
  * wraps its body in a leak check: the same open fds after as before, no
- * child process (running or zombie) left behind.
+ * child process (running or zombie) left behind.  testutil_test checks
+ * the check itself.
  */
 
 #ifndef _TESTUTIL_H_
@@ -62,6 +63,16 @@ bool	t_kernel_exit_info(void);
 bool	t_kernel_pidfs(void);
 bool	t_reaped_within(int fd, int ms);
 int	t_copy_ops(int fd, pid_t want);
+
+int	t_closed_fd(void);
+int	t_regular_file(void);
+void	t_close_pipe(int p[2]);
+int	t_read_byte(int fd);
+pid_t	t_pdfork_on_byte(int *fdp, int ctl[2], int code);
+void	t_wait_reaped(int fd);
+bool	t_dispose(int fd);
+int	t_bounded_wait(int fd, const char *what);
+void	t_wait_exit_code(int fd, int code, const char *what);
 
 /*
  * A test case with the leak check around its body; head_md sets more
