@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 
 #include <atf-c.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,43 +35,24 @@
 
 /*
  * Wait until no child of ours is left, by polling a pidfd of each child
- * found in /proc for POLLHUP (reaped), never by sleeping.
+ * for POLLHUP (reaped), never by sleeping.
  */
 static void
 wait_no_children(void)
 {
-	char path[300], buf[512], *p;
-	struct dirent *de;
-	DIR *d;
-	FILE *fp;
-	int fd, ppid, round;
+	pid_t kids[64];
+	int fd, i, n, round;
 
 	for (round = 0; round < 100 && t_nchildren() != 0; round++) {
-		d = opendir("/proc");
-		ATF_REQUIRE(d != NULL);
-		while ((de = readdir(d)) != NULL) {
-			if (de->d_name[0] < '0' || de->d_name[0] > '9')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/stat",
-			    de->d_name);
-			if ((fp = fopen(path, "re")) == NULL)
-				continue;
-			ppid = -1;
-			if (fgets(buf, sizeof(buf), fp) != NULL &&
-			    (p = strrchr(buf, ')')) != NULL)
-				(void)sscanf(p + 2, "%*c %d", &ppid);
-			fclose(fp);
-			if (ppid != getpid() ||
-			    strstr(buf, "(" T_SENTRY_COMM ")") != NULL)
-				continue;
-			fd = (int)syscall(SYS_pidfd_open, atoi(de->d_name), 0);
+		n = t_children(T_CHILDREN_OTHERS, kids, 64);
+		for (i = 0; i < n; i++) {
+			fd = (int)syscall(SYS_pidfd_open, kids[i], 0);
 			if (fd == -1)
 				continue;
 			ATF_CHECK_MSG(t_reaped_within(fd, T_LONG_MS),
-			    "child %s not reaped", de->d_name);
+			    "child %d not reaped", (int)kids[i]);
 			ATF_REQUIRE(close(fd) == 0);
 		}
-		closedir(d);
 	}
 	ATF_REQUIRE_EQ(t_nchildren(), 0);
 }

@@ -92,23 +92,25 @@ t_leak_begin(struct t_leak *l)
 }
 
 /*
- * Our children (from /proc), running ones and zombies alike: the sentries
- * of our guardians (children of their owner that stay while it lives), or
- * all the others.
+ * Our children (from /proc), running ones and zombies alike: all, the
+ * sentries of our guardians (children of their owner that stay while it
+ * lives), or all the others.  Their pids go to pids, max at most; returns
+ * how many were listed, or with pids NULL how many there are.
  */
-static int
-t_count_children(bool sentries)
+int
+t_children(enum t_childkind which, pid_t *pids, int max)
 {
 	char path[300], buf[512], *p;
 	struct dirent *de;
 	DIR *d;
 	FILE *fp;
+	bool sentry;
 	int n, ppid;
 
 	n = 0;
 	d = opendir("/proc");
 	ATF_REQUIRE(d != NULL);
-	while ((de = readdir(d)) != NULL) {
+	while ((pids == NULL || n < max) && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
@@ -116,9 +118,15 @@ t_count_children(bool sentries)
 			continue;
 		if (fgets(buf, sizeof(buf), fp) != NULL &&
 		    (p = strrchr(buf, ')')) != NULL &&
-		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid() &&
-		    (strstr(buf, "(" T_SENTRY_COMM ")") != NULL) == sentries)
-			n++;
+		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid()) {
+			sentry = strstr(buf, "(" T_SENTRY_COMM ")") != NULL;
+			if (which == T_CHILDREN_ALL ||
+			    sentry == (which == T_CHILDREN_SENTRIES)) {
+				if (pids != NULL)
+					pids[n] = (pid_t)atoi(de->d_name);
+				n++;
+			}
+		}
 		fclose(fp);
 	}
 	closedir(d);
@@ -130,7 +138,7 @@ int
 t_nchildren(void)
 {
 
-	return (t_count_children(false));
+	return (t_children(T_CHILDREN_OTHERS, NULL, 0));
 }
 
 /* The sentries of our guardians: one per guardian. */
@@ -138,7 +146,7 @@ int
 t_nsentries(void)
 {
 
-	return (t_count_children(true));
+	return (t_children(T_CHILDREN_SENTRIES, NULL, 0));
 }
 
 /* Wait for a helper we forked: its exit status, or -1 if it did not exit. */
@@ -216,6 +224,61 @@ t_pdfork_pause(int *fdp, int flags)
 			pause();
 	}
 	return (pid);
+}
+
+/* Pause until killed, T_LIFE seconds at most. */
+void
+t_pause(void)
+{
+
+	alarm(T_LIFE);
+	for (;;)
+		pause();
+}
+
+/*
+ * pdfork a child that drops every descriptor it inherited (other pds
+ * among them, which would keep their children alive) and pauses.  No ATF
+ * macro: forked processes call it too.  -1 on failure.
+ */
+pid_t
+t_pdfork_clean(int *fdp, int flags)
+{
+	pid_t pid;
+
+	pid = pdfork(fdp, flags);
+	if (pid == 0) {
+		(void)syscall(SYS_close_range, 3, ~0U, 0);
+		t_pause();
+	}
+	return (pid);
+}
+
+/* In a forked process (no ATF macro): write len bytes or _exit(125). */
+void
+t_child_write(int fd, const void *buf, size_t len)
+{
+
+	if (write(fd, buf, len) != (ssize_t)len)
+		_exit(125);
+}
+
+/*
+ * Close a non-daemon sibling and wait for it to die: by then the guardian
+ * has handled every close made before (its waiters wake in close order),
+ * so a child that should have died already has.
+ */
+void
+t_close_barrier(void)
+{
+	pid_t pid;
+	int fd, w;
+
+	pid = t_pdfork_clean(&fd, 0);
+	ATF_REQUIRE_MSG(pid > 0, "pdfork: %s", strerror(errno));
+	w = t_watch(pid);
+	ATF_REQUIRE(close(fd) == 0);
+	t_expect_death(w);
 }
 
 /* A second description of pid, to watch it die independently. */
