@@ -161,7 +161,7 @@ tests/%_test: tests/%_test.c tests/testutil.c tests/testutil.h $(SHLIB) \
 	    $(TEST_CFLAGS) -o $@ $< tests/testutil.c -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
 
-# Run by api_test under seccomp: not a test program of its own.
+# Run by kernel_test under seccomp: not a test program of its own.
 tests/nokernel_helper: tests/nokernel_helper.c $(SHLIB) $(O)/libprocdesc.so \
     $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \

@@ -42,9 +42,6 @@
 
 #include "testutil.h"
 
-#define	A_LIFE		300	/* alarm(2) of paused children: should a
-				   broken library fail to kill them, they go
-				   anyway. */
 #define	A_GCOMM		"procdesc-guardi" /* comm: 15 chars of the name. */
 #define	A_NOBODY	65534
 #define	A_MAXKIDS	1024	/* Children listed from /proc at most. */
@@ -59,14 +56,6 @@
  * otherwise.
  */
 
-static void
-a_write(int fd, const void *buf, size_t len)
-{
-
-	if (write(fd, buf, len) != (ssize_t)len)
-		_exit(125);
-}
-
 /* Close every descriptor from 3 up but keep (-1: none). */
 static void
 a_close_from3(int keep)
@@ -78,32 +67,6 @@ a_close_from3(int keep)
 		(void)syscall(SYS_close_range, keep + 1, ~0U, 0);
 	else
 		(void)syscall(SYS_close_range, 3, ~0U, 0);
-}
-
-static void __attribute__((noreturn))
-a_pause(void)
-{
-
-	alarm(A_LIFE);
-	for (;;)
-		pause();
-}
-
-/*
- * pdfork a child that drops every descriptor it inherited (other pds
- * among them, which would keep their children alive) and pauses.
- */
-static pid_t
-a_pdfork_clean(int *fdp)
-{
-	pid_t pid;
-
-	pid = pdfork(fdp, 0);
-	if (pid == 0) {
-		a_close_from3(-1);
-		a_pause();
-	}
-	return (pid);
 }
 
 static int64_t
@@ -234,28 +197,6 @@ a_ruid(pid_t pid)
 	    sscanf(buf, "%u", &uid) != 1)
 		return ((uid_t)-1);
 	return ((uid_t)uid);
-}
-
-/* The children of parent (running or zombie) in pids; their number. */
-static int
-a_children(pid_t parent, pid_t *pids, int max)
-{
-	struct a_stat st;
-	struct dirent *de;
-	DIR *d;
-	int n;
-
-	n = 0;
-	if ((d = opendir("/proc")) == NULL)
-		return (0);
-	while (n < max && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		if (a_stat(atoi(de->d_name), &st) && st.ppid == parent)
-			pids[n++] = atoi(de->d_name);
-	}
-	closedir(d);
-	return (n);
 }
 
 static bool
@@ -477,9 +418,9 @@ a_squat(pid_t pid, int rdy)
 	struct flock fl;
 	int fd;
 
-	alarm(A_LIFE);
+	alarm(T_LIFE);
 	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1) {
-		a_write(rdy, "e", 1);
+		t_child_write(rdy, "e", 1);
 		_exit(1);
 	}
 	a_grab(fd, 0, (off_t)INT64_MAX);
@@ -488,10 +429,10 @@ a_squat(pid_t pid, int rdy)
 	fl.l_whence = SEEK_SET;
 	fl.l_start = 0;
 	fl.l_len = 0;
-	a_write(rdy, "r", 1);
+	t_child_write(rdy, "r", 1);
 	while (fcntl(fd, F_OFD_SETLK, &fl) == -1)
 		;
-	a_pause();
+	t_pause();
 }
 
 /*
@@ -518,7 +459,7 @@ a_keepalive(bool other)
 			ATF_REQUIRE((h = fork()) >= 0);
 			if (h == 0) {
 				if (!a_become_nobody()) {
-					a_write(rdy[1], "u", 1);
+					t_child_write(rdy[1], "u", 1);
 					_exit(1);
 				}
 				if (a_read_within(pp[0], &pid, sizeof(pid),
@@ -532,7 +473,7 @@ a_keepalive(bool other)
 		if (pid == 0) {
 			if (other) {
 				a_close_from3(-1);
-				a_pause();
+				t_pause();
 			}
 			a_close_from3(rdy[1]);
 			a_squat(getpid(), rdy[1]);
@@ -607,12 +548,12 @@ a_owner_loop(int rep)
 			break;
 		if (pid == 0) {
 			me = getpid();
-			a_write(rep, &me, sizeof(me));
+			t_child_write(rep, &me, sizeof(me));
 			a_close_from3(-1);
-			a_pause();
+			t_pause();
 		}
 	}
-	a_pause();
+	t_pause();
 }
 
 /* One trial; false if something survived (reported by ATF_CHECK). */
@@ -628,7 +569,7 @@ a_owner_trial(int trial)
 	ssize_t n;
 	bool dead, ok;
 
-	n0 = a_children(getpid(), s0, A_MAXKIDS);
+	n0 = t_children(T_CHILDREN_ALL, s0, A_MAXKIDS);
 	ATF_REQUIRE(pipe2(rep, O_CLOEXEC) == 0);
 	ATF_REQUIRE((o = fork()) >= 0);
 	if (o == 0) {
@@ -657,7 +598,7 @@ a_owner_trial(int trial)
 	    "%d ms after the owner's death", trial, T_LONG_MS);
 
 	/* The owner's orphans: its children first, then its guardians. */
-	nk = a_children(getpid(), kids, A_MAXKIDS);
+	nk = t_children(T_CHILDREN_ALL, kids, A_MAXKIDS);
 	ok = true;
 	deadline = a_now_ms() + T_LONG_MS;
 	for (pass = 0; pass < 2; pass++) {
@@ -720,7 +661,7 @@ a_keeper(int s)
 	char c;
 	int fd;
 
-	alarm(A_LIFE);
+	alarm(T_LIFE);
 	while (t_recvfd(s, &c, 1, &fd, MSG_CMSG_CLOEXEC) == 1 && c == 'f')
 		;	/* Keep fd. */
 	_exit(0);
@@ -734,7 +675,7 @@ a_lowfd_worker(int s, int rep, int go)
 	char c;
 	int fd, i;
 
-	alarm(A_LIFE);
+	alarm(T_LIFE);
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		_exit(1);
 	rl.rlim_cur = 64;
@@ -745,18 +686,18 @@ a_lowfd_worker(int s, int rep, int go)
 		r.err = errno;
 		if (r.pid == 0) {
 			a_close_from3(-1);
-			a_pause();
+			t_pause();
 		}
 		if (r.pid > 0) {
 			if (t_sendfd(s, "f", 1, fd) != 0)
 				_exit(3);
 			close(fd);
 		}
-		a_write(rep, &r, sizeof(r));
+		t_child_write(rep, &r, sizeof(r));
 	}
 	r.pid = 0;
 	r.err = 0;
-	a_write(rep, &r, sizeof(r));
+	t_child_write(rep, &r, sizeof(r));
 	(void)read(go, &c, 1);
 	_exit(0);
 }
@@ -884,7 +825,7 @@ a_pdfork_report(int rep)
 	}
 	if (pid == -1)
 		pid = -errno;
-	a_write(rep, &pid, sizeof(pid));
+	t_child_write(rep, &pid, sizeof(pid));
 	return (pid);
 }
 
@@ -894,7 +835,7 @@ a_owner_done(int rep, int go, int n)
 {
 	char c;
 
-	a_write(rep, &n, sizeof(n));
+	t_child_write(rep, &n, sizeof(n));
 	(void)read(go, &c, 1);
 	_exit(0);
 }
@@ -1070,7 +1011,7 @@ T_TC(guardian_fault__killed, "a killed guardian takes its children along")
 	bool dead, gchild;
 
 	for (i = 0; i < A_NFAULT; i++) {
-		ATF_REQUIRE((pid[i] = a_pdfork_clean(&fd[i])) > 0);
+		ATF_REQUIRE((pid[i] = t_pdfork_clean(&fd[i], 0)) > 0);
 		w[i] = t_watch(pid[i]);
 	}
 	ATF_REQUIRE_MSG((g = t_guardian_pid()) > 0, "no guardian found");
@@ -1124,7 +1065,7 @@ a_try_pdfork(void *arg)
 	t->pid = pdfork(&t->fd, 0);
 	t->err = errno;
 	if (t->pid == 0) {
-		a_write(t->wr, "x", 1);
+		t_child_write(t->wr, "x", 1);
 		_exit(0);
 	}
 	return (NULL);
@@ -1149,12 +1090,12 @@ T_TC(guardian_fault__stopped, "a stopped guardian makes pdfork fail")
 	char c;
 
 	for (i = 0; i < A_NFAULT; i++) {
-		ATF_REQUIRE((pid[i] = a_pdfork_clean(&fd[i])) > 0);
+		ATF_REQUIRE((pid[i] = t_pdfork_clean(&fd[i], 0)) > 0);
 		w[i] = t_watch(pid[i]);
 	}
 	ATF_REQUIRE_MSG((g = t_guardian_pid()) > 0, "no guardian found");
 	wg = t_watch(g);
-	nknown = a_children(getpid(), known, A_MAXKIDS);
+	nknown = t_children(T_CHILDREN_ALL, known, A_MAXKIDS);
 	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
 	ATF_REQUIRE(kill(g, SIGSTOP) == 0);
 
@@ -1187,7 +1128,7 @@ T_TC(guardian_fault__stopped, "a stopped guardian makes pdfork fail")
 	ATF_CHECK_MSG(n == 0, "the child of the failed pdfork %s",
 	    n == 1 ? "ran user code" : "still holds its pipe");
 	ATF_REQUIRE(close(p[0]) == 0);
-	nnow = a_children(getpid(), now, A_MAXKIDS);
+	nnow = t_children(T_CHILDREN_ALL, now, A_MAXKIDS);
 	for (i = 0; i < nnow; i++) {
 		if (a_in(now[i], known, nknown) || now[i] == t.pid ||
 		    !a_stat(now[i], &st) || a_is_guardian(&st) ||
@@ -1355,9 +1296,9 @@ T_TC(guardian_hygiene, "the guardian inherits nothing of its owner's")
 		    getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 			rl.rlim_cur = rl.rlim_max > 256 ? 256 : rl.rlim_max / 2;
 			if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
-				pid = a_pdfork_clean(&fd);
+				pid = t_pdfork_clean(&fd, 0);
 		}
-		a_write(rep[1], &pid, sizeof(pid));
+		t_child_write(rep[1], &pid, sizeof(pid));
 		(void)read(go[0], buf, 1);
 		_exit(0);
 	}
@@ -1421,9 +1362,9 @@ T_TC(setuid_owner, "nobody cannot signal the guardian of a set-uid owner")
 		if (setgroups(0, NULL) == 0 &&
 		    setresgid(A_NOBODY, A_NOBODY, A_NOBODY) == 0 &&
 		    setresuid(A_NOBODY, 0, 0) == 0)
-			rr.pid = a_pdfork_clean(&fd);
+			rr.pid = t_pdfork_clean(&fd, 0);
 		rr.err = errno;
-		a_write(rep[1], &rr, sizeof(rr));
+		t_child_write(rep[1], &rr, sizeof(rr));
 		(void)read(go[0], buf, 1);
 		_exit(0);
 	}
@@ -1458,7 +1399,7 @@ T_TC(setuid_owner, "nobody cannot signal the guardian of a set-uid owner")
 		err[0] = ptrace(PTRACE_ATTACH, g, NULL, NULL) == -1 ? errno : 0;
 		err[1] = kill(g, SIGSTOP) == -1 ? errno : 0;
 		err[2] = kill(g, SIGKILL) == -1 ? errno : 0;
-		a_write(res[1], err, sizeof(err));
+		t_child_write(res[1], err, sizeof(err));
 		_exit(0);	/* Detaches, had the attach worked. */
 	}
 	ATF_REQUIRE(close(res[1]) == 0);

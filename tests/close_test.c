@@ -35,21 +35,6 @@
 #include "linux_pidfd.h"
 #include "testutil.h"
 
-/*
- * Close a non-daemon sibling and wait for it to die: by then the guardian
- * has handled every close made before (its waiters wake in close order),
- * so a child that should have died already has.
- */
-static void
-t_close_barrier(void)
-{
-	int fd, w;
-
-	w = t_watch(t_pdfork_pause(&fd, 0));
-	ATF_REQUIRE(close(fd) == 0);
-	t_expect_death(w);
-}
-
 /* Closing the only descriptor kills the child. */
 T_TC(close__kills, "close of the only descriptor kills the child")
 {

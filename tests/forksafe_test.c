@@ -42,54 +42,6 @@
 #define	NCHILDREN	500
 #define	NHAMMER		4
 
-/*
- * Wait at most T_LONG_MS for the child behind fd to be reaped by the
- * library (POLLHUP), then read its status.  A child that hangs is killed,
- * one that the library leaves unreaped is reaped here, and the case fails
- * either way: pdwait would block for ever.  Returns the wait status.
- */
-static int
-bounded_wait(int fd, const char *what)
-{
-	siginfo_t si;
-	bool exited;
-	int status;
-
-	if (!t_reaped_within(fd, T_LONG_MS)) {
-		/* An unreaped zombie, or still running (hung)? */
-		memset(&si, 0, sizeof(si));
-		exited = (waitid(P_PIDFD, (id_t)fd, &si, WEXITED | WNOWAIT |
-		    WNOHANG | __WALL) == 0 && si.si_pid != 0);
-		if (!exited) {
-			(void)pdkill(fd, SIGKILL);
-			(void)t_dead_within(fd, T_LONG_MS);
-		}
-		if (!t_reaped_within(fd, 1000)) {
-			/* Not reaped by the library: do it ourselves. */
-			(void)waitid(P_PIDFD, (id_t)fd, &si, WEXITED | __WALL);
-		}
-		(void)close(fd);
-		atf_tc_fail("%s: child %s within %d ms", what, exited ?
-		    "exited but was not reaped by the library" :
-		    "did not exit (deadlock)", T_LONG_MS);
-	}
-	status = -1;
-	ATF_REQUIRE_MSG(pdwait(fd, &status, WEXITED, NULL, NULL) == 0,
-	    "pdwait: %s", strerror(errno));
-	return (status);
-}
-
-static void
-wait_exit_code(int fd, int code, const char *what)
-{
-	int status;
-
-	status = bounded_wait(fd, what);
-	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == code,
-	    "%s: status %#x, expected exit %d", what, status, code);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
 /* (a) Busy threads: malloc/free of random sizes and stdio. */
 
 static atomic_bool hammer_stop;
@@ -196,7 +148,7 @@ T_TC(busy_threads__malloc_stdio, "500 children of a parent whose threads "
 		if (pid == 0)
 			busy_child();
 		snprintf(what, sizeof(what), "child %zu", i);
-		wait_exit_code(fd, 7, what);
+		t_wait_exit_code(fd, 7, what);
 	}
 	atomic_store(&hammer_stop, true);
 	for (i = 0; i < NHAMMER; i++)
@@ -253,7 +205,7 @@ af_run(bool pd, char *parent, char *child, size_t len)
 	ATF_REQUIRE(n >= 0);
 	ATF_REQUIRE(close(p[0]) == 0);
 	if (pd) {
-		status = bounded_wait(fd, "pdfork");
+		status = t_bounded_wait(fd, "pdfork");
 		ATF_REQUIRE(close(fd) == 0);
 	} else
 		ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
@@ -333,7 +285,7 @@ T_TC(child__raise_and_ids, "raise in the child signals the child; "
 	ATF_REQUIRE(close(p[1]) == 0);
 	ATF_REQUIRE(read(p[0], &ids, sizeof(ids)) == sizeof(ids));
 	ATF_REQUIRE(close(p[0]) == 0);
-	wait_exit_code(fd, 0, "raise");
+	t_wait_exit_code(fd, 0, "raise");
 	ATF_CHECK_EQ_MSG(usr1_count, 0, "the parent got the child's SIGUSR1");
 	ATF_CHECK_EQ(ids.sys_getpid, pid);
 	ATF_CHECK_EQ_MSG(ids.getpid, pid, "getpid %d, pdfork gave %d",
@@ -372,7 +324,7 @@ T_TC(child__pthread_kill_self, "pthread_kill(pthread_self()) and "
 			_exit(12);
 		_exit(usr1_count == 2 ? 0 : 13);
 	}
-	wait_exit_code(fd, 0, "pthread_kill");
+	t_wait_exit_code(fd, 0, "pthread_kill");
 	ATF_CHECK_EQ(usr1_count, 0);
 	signal(SIGUSR1, SIG_DFL);
 }
@@ -400,7 +352,7 @@ T_TC(child__nested_pdfork, "nested pdfork in the child, pdwait there")
 			_exit(102);
 		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 103);
 	}
-	wait_exit_code(fd, 9, "nested");
+	t_wait_exit_code(fd, 9, "nested");
 }
 
 /* (e) exec in the child works and its exit status is reported. */
@@ -415,7 +367,7 @@ T_TC(child__exec, "execl in the child gives the program's status")
 		execl("/bin/sh", "sh", "-c", "exit 5", (char *)NULL);
 		_exit(127);
 	}
-	wait_exit_code(fd, 5, "exec");
+	t_wait_exit_code(fd, 5, "exec");
 }
 
 /*
@@ -446,7 +398,7 @@ T_TC(sigmask__all_blocked, "pdfork with all signals blocked")
 	ATF_REQUIRE(sigprocmask(SIG_BLOCK, NULL, &cur) == 0);
 	ATF_REQUIRE(sigprocmask(SIG_SETMASK, &old, NULL) == 0);
 	ATF_REQUIRE_MSG(pid > 0, "pdfork: %s", strerror(errno));
-	wait_exit_code(fd, 0, "blocked");
+	t_wait_exit_code(fd, 0, "blocked");
 	ATF_CHECK(sigismember(&cur, SIGSYS) == 1);
 	ATF_CHECK(sigismember(&cur, SIGUSR1) == 1);
 	ATF_CHECK(sigismember(&cur, SIGCHLD) == 1);
@@ -501,7 +453,7 @@ T_TC(sigsys__app_handler_kept, "the application's SIGSYS handler "
 	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
 	if (pid == 0)
 		_exit(sigsys_is_app());
-	wait_exit_code(fd, 0, "sigsys child");
+	t_wait_exit_code(fd, 0, "sigsys child");
 	ATF_CHECK_EQ_MSG(sys_count, 0, "the application's SIGSYS handler "
 	    "ran during pdfork");
 	ATF_REQUIRE(sigaction(SIGSYS, NULL, &cur) == 0);
@@ -526,7 +478,7 @@ T_TC(errno__kept_on_success, "pdfork does not change errno on success")
 		_exit(saved == 1234 ? 0 : 1);
 	ATF_REQUIRE_MSG(pid > 0, "pdfork: %s", strerror(saved));
 	ATF_CHECK_EQ_MSG(saved, 1234, "errno %d after pdfork", saved);
-	wait_exit_code(fd, 0, "errno in the child");
+	t_wait_exit_code(fd, 0, "errno in the child");
 }
 
 /* (h) The raw clone3 fallback. */
@@ -594,7 +546,7 @@ T_TC(fallback__raw_clone, "without syscall user dispatch the raw clone3 "
 			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 103);
 		}
 		snprintf(what, sizeof(what), "fallback child %d", i);
-		wait_exit_code(fd, 0, what);
+		t_wait_exit_code(fd, 0, what);
 	}
 }
 

@@ -5,10 +5,10 @@
  */
 
 /*
- * Run by api_test under a seccomp filter that makes the kernel look older
- * than 5.4 (no clone3, or no waitid(P_PIDFD)): every call of the library
- * must fail with ENOSYS.  Prints each call that does not; exits with their
- * number.
+ * Run by kernel_test under a seccomp filter that makes the kernel look
+ * older than 5.4 (no clone3, or no waitid(P_PIDFD)): every call of the
+ * library must fail with ENOSYS.  Prints each call that does not; exits
+ * with their number.
  */
 
 #include <sys/procdesc.h>

@@ -40,28 +40,6 @@
 #include "testutil.h"
 
 #define	O_HIGH	30	/* Where an owner parks fds before it execs. */
-#define	O_LIFE	300	/* alarm(2) of paused children: should a broken
-			   library fail to kill them, they go anyway. */
-
-/*
- * pdfork a child that drops every descriptor it inherited (other pds
- * among them, which would keep their children alive) and pauses.  No ATF
- * macro: owners call it too.  -1 on failure.
- */
-static pid_t
-o_pdfork_clean(int *fdp, int flags)
-{
-	pid_t pid;
-
-	pid = pdfork(fdp, flags);
-	if (pid == 0) {
-		syscall(SYS_close_range, 3, ~0U, 0);
-		alarm(O_LIFE);
-		for (;;)
-			pause();
-	}
-	return (pid);
-}
 
 /* The process holding socket inode ino, or -1. */
 static pid_t
@@ -112,14 +90,6 @@ o_guardian_pid(void)
 	return (o_sock_holder(peer));
 }
 
-static void
-o_write(int fd, const void *buf, size_t len)
-{
-
-	if (write(fd, buf, len) != (ssize_t)len)
-		_exit(125);
-}
-
 /*
  * A pdfork child of ours must be dead (and reaped) by now.  If not, the
  * check fails and the child is killed, so that no failure leaves it behind.
@@ -131,19 +101,6 @@ o_write(int fd, const void *buf, size_t len)
 		    NULL, 0);						\
 	ATF_CHECK(t_reaped_within((w), T_LONG_MS));			\
 } while (0)
-
-/* Close a non-daemon sibling and wait for its death (see close_test.c). */
-static void
-o_close_barrier(void)
-{
-	int fd, w;
-
-	ATF_REQUIRE((w = t_watch(o_pdfork_clean(&fd, 0))) >= 0);
-	ATF_REQUIRE(close(fd) == 0);
-	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
-	ATF_REQUIRE(t_reaped_within(w, T_LONG_MS));
-	ATF_REQUIRE(close(w) == 0);
-}
 
 /* Kill a process that is not our child, through its watch, and close. */
 static void
@@ -187,12 +144,12 @@ o_owner(enum o_death how, bool daemon, int rep, int go)
 
 	memset(&r, 0, sizeof(r));
 	/* D first: its descriptor is closed before N's when we die. */
-	if (daemon && (r.d = o_pdfork_clean(&fdd, PD_DAEMON)) == -1)
+	if (daemon && (r.d = t_pdfork_clean(&fdd, PD_DAEMON)) == -1)
 		_exit(120);
-	if ((r.n = o_pdfork_clean(&fdn, 0)) == -1)
+	if ((r.n = t_pdfork_clean(&fdn, 0)) == -1)
 		_exit(121);
 	r.g = o_guardian_pid();
-	o_write(rep, &r, sizeof(r));
+	t_child_write(rep, &r, sizeof(r));
 	(void)read(go, &c, 1);
 	switch (how) {
 	case O_EXIT:
@@ -346,11 +303,11 @@ o_exec_start(struct o_exec *x, int nflags, const char *script)
 	ATF_REQUIRE((o = fork()) >= 0);
 	if (o == 0) {
 		memset(&r, 0, sizeof(r));
-		if ((r.d = o_pdfork_clean(&fds, PD_CLOEXEC)) == -1 ||
-		    (r.n = o_pdfork_clean(&fdn, nflags)) == -1)
+		if ((r.d = t_pdfork_clean(&fds, PD_CLOEXEC)) == -1 ||
+		    (r.n = t_pdfork_clean(&fdn, nflags)) == -1)
 			_exit(120);
 		r.g = o_guardian_pid();
-		o_write(rep[1], &r, sizeof(r));
+		t_child_write(rep[1], &r, sizeof(r));
 		(void)read(go[0], &c, 1);
 		in[0] = o_park(in[0]);
 		ready[1] = o_park(ready[1]);
@@ -474,7 +431,7 @@ o_copy_start(int fd, pid_t want, int *cmdp, int *ackp)
 				r = 10;
 			if (c == 'o' && r == 0)
 				r = t_copy_ops(fd, want);
-			o_write(ack[1], &c, 1);
+			t_child_write(ack[1], &c, 1);
 		}
 		_exit(r);
 	}
@@ -512,11 +469,11 @@ T_TC(owner__fork_copy_outlives, "owner closes first, the fork copy last")
 	int fd, w, cmd, ack;
 	pid_t f, pid;
 
-	ATF_REQUIRE((pid = o_pdfork_clean(&fd, 0)) > 0);
+	ATF_REQUIRE((pid = t_pdfork_clean(&fd, 0)) > 0);
 	w = t_watch(pid);
 	f = o_copy_start(fd, pid, &cmd, &ack);
 	ATF_REQUIRE(close(fd) == 0);
-	o_close_barrier();
+	t_close_barrier();
 	ATF_CHECK_MSG(t_alive(w), "the fork copy did not keep it alive");
 	o_copy_do(cmd, ack, 'c');
 	O_DEAD(w, "survived the last close");
@@ -530,11 +487,11 @@ T_TC(owner__fork_copy_first, "the fork copy closes first, the owner last")
 	int fd, w, cmd, ack;
 	pid_t f, pid;
 
-	ATF_REQUIRE((pid = o_pdfork_clean(&fd, 0)) > 0);
+	ATF_REQUIRE((pid = t_pdfork_clean(&fd, 0)) > 0);
 	w = t_watch(pid);
 	f = o_copy_start(fd, pid, &cmd, &ack);
 	o_copy_do(cmd, ack, 'c');
-	o_close_barrier();
+	t_close_barrier();
 	ATF_CHECK_MSG(t_alive(w), "the copy's close killed it");
 	ATF_REQUIRE(close(fd) == 0);
 	O_DEAD(w, "survived the last close");
@@ -551,7 +508,7 @@ T_TC(owner__fork_copy_ops, "pdgetpid/pdkill/pdwait in a fork copy")
 	int fd, w, cmd, ack, status;
 	pid_t f, pid;
 
-	ATF_REQUIRE((pid = o_pdfork_clean(&fd, 0)) > 0);
+	ATF_REQUIRE((pid = t_pdfork_clean(&fd, 0)) > 0);
 	w = t_watch(pid);
 	f = o_copy_start(fd, pid, &cmd, &ack);
 	o_copy_do(cmd, ack, 'o');
@@ -610,7 +567,7 @@ o_receiver(int *sp)
 				held = -1;
 			} else if (c == 'x')
 				_exit(held == -1 ? 3 : 0);
-			o_write(sv[1], &c, 1);
+			t_child_write(sv[1], &c, 1);
 		}
 		_exit(0);
 	}
@@ -639,10 +596,10 @@ T_TC(owner__scm_receiver_close, "SCM_RIGHTS receiver's close is the last")
 	pid_t f;
 
 	f = o_receiver(&s);
-	ATF_REQUIRE((w = t_watch(o_pdfork_clean(&fd, 0))) >= 0);
+	ATF_REQUIRE((w = t_watch(t_pdfork_clean(&fd, 0))) >= 0);
 	o_rcv_do(s, 'f', fd);
 	ATF_REQUIRE(close(fd) == 0);
-	o_close_barrier();
+	t_close_barrier();
 	ATF_CHECK_MSG(t_alive(w), "the received copy did not keep it alive");
 	o_rcv_do(s, 'c', -1);
 	O_DEAD(w, "survived the last close");
@@ -658,10 +615,10 @@ T_TC(owner__scm_receiver_exit, "SCM_RIGHTS receiver exits holding it")
 	pid_t f;
 
 	f = o_receiver(&s);
-	ATF_REQUIRE((w = t_watch(o_pdfork_clean(&fd, 0))) >= 0);
+	ATF_REQUIRE((w = t_watch(t_pdfork_clean(&fd, 0))) >= 0);
 	o_rcv_do(s, 'f', fd);
 	ATF_REQUIRE(close(fd) == 0);
-	o_close_barrier();
+	t_close_barrier();
 	ATF_CHECK_MSG(t_alive(w), "the received copy did not keep it alive");
 	ATF_REQUIRE(o_sendfd(s, 'x', -1) == 0);
 	ATF_CHECK_EQ(t_reap(f), 0);
@@ -678,15 +635,15 @@ T_TC(owner__scm_in_flight, "a copy in flight, then both ends closed")
 {
 	int fd, w, sv[2];
 
-	ATF_REQUIRE((w = t_watch(o_pdfork_clean(&fd, 0))) >= 0);
+	ATF_REQUIRE((w = t_watch(t_pdfork_clean(&fd, 0))) >= 0);
 	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) ==
 	    0);
 	ATF_REQUIRE(o_sendfd(sv[0], 'f', fd) == 0);
 	ATF_REQUIRE(close(fd) == 0);
-	o_close_barrier();
+	t_close_barrier();
 	ATF_CHECK_MSG(t_alive(w), "the copy in flight did not keep it alive");
 	ATF_REQUIRE(close(sv[0]) == 0);
-	o_close_barrier();
+	t_close_barrier();
 	ATF_CHECK_MSG(t_alive(w), "killed with the socket still open");
 	ATF_REQUIRE(close(sv[1]) == 0);
 	O_DEAD(w, "survived the last close");
@@ -700,7 +657,7 @@ o_thread_pdfork(void *arg)
 	int *fdp;
 
 	fdp = arg;
-	if (o_pdfork_clean(fdp, 0) == -1)
+	if (t_pdfork_clean(fdp, 0) == -1)
 		*fdp = -1;
 	return (NULL);
 }
@@ -718,7 +675,7 @@ T_TC(owner__thread_exits, "the pdforking thread's exit does not kill")
 	ATF_REQUIRE(fd >= 0);
 	ATF_REQUIRE(pdgetpid(fd, &pid) == 0);
 	w = t_watch(pid);
-	o_close_barrier();
+	t_close_barrier();
 	ATF_CHECK_MSG(t_alive(w), "died with the thread that pdforked it");
 	ATF_REQUIRE(close(fd) == 0);
 	O_DEAD(w, "survived the last close");
@@ -739,11 +696,9 @@ T_TC(owner__setuid_child, "setuid/setgid in the child do not disarm")
 	if (pid == 0) {
 		c = (setgroups(0, NULL) == 0 && setgid(65534) == 0 &&
 		    setuid(65534) == 0 && getuid() == 65534) ? 'y' : 'n';
-		o_write(p[1], &c, 1);
+		t_child_write(p[1], &c, 1);
 		syscall(SYS_close_range, 3, ~0U, 0);
-		alarm(O_LIFE);
-		for (;;)
-			pause();
+		t_pause();
 	}
 	w = t_watch(pid);
 	ATF_REQUIRE(close(p[1]) == 0);
@@ -810,7 +765,7 @@ T_TC(owner__setuid_exec, "exec of a setuid program does not disarm")
 		    setgid(65534) == 0 && setuid(65534) == 0)
 			execl(path, "cat", (char *)NULL);
 		err = errno;
-		o_write(ex[1], &err, sizeof(err));
+		t_child_write(ex[1], &err, sizeof(err));
 		_exit(127);
 	}
 	w = t_watch(pid);
@@ -846,7 +801,7 @@ T_TC(owner__child_exec, "a child that execs dies on close and is reaped")
 		if (dup2(in[0], 0) == 0)
 			execl("/bin/cat", "cat", (char *)NULL);
 		err = errno;
-		o_write(ex[1], &err, sizeof(err));
+		t_child_write(ex[1], &err, sizeof(err));
 		_exit(127);
 	}
 	w = t_watch(pid);
@@ -895,7 +850,7 @@ T_TC(owner__guardian_not_child, "the guardian is not our child")
 	pid_t g, pid;
 	int fd, w;
 
-	ATF_REQUIRE((pid = o_pdfork_clean(&fd, 0)) > 0);
+	ATF_REQUIRE((pid = t_pdfork_clean(&fd, 0)) > 0);
 	w = t_watch(pid);
 	ATF_REQUIRE((g = o_guardian_pid()) > 0);
 	ATF_CHECK(g != getpid());
@@ -937,11 +892,9 @@ T_TC(owner__killpg, "kill(0, SIGTERM) does not break close-kill")
 	ATF_REQUIRE((pid = pdfork(&fd, 0)) >= 0);
 	if (pid == 0) {
 		signal(SIGTERM, SIG_IGN);
-		o_write(p[1], "r", 1);
+		t_child_write(p[1], "r", 1);
 		syscall(SYS_close_range, 3, ~0U, 0);
-		alarm(O_LIFE);
-		for (;;)
-			pause();
+		t_pause();
 	}
 	w = t_watch(pid);
 	ATF_REQUIRE(close(p[1]) == 0);
@@ -967,7 +920,7 @@ T_TC(owner__guardian_fds, "the guardian holds none of our fds")
 	pid_t g;
 	DIR *d;
 
-	ATF_REQUIRE((w = t_watch(o_pdfork_clean(&fd, 0))) >= 0);
+	ATF_REQUIRE((w = t_watch(t_pdfork_clean(&fd, 0))) >= 0);
 	ATF_REQUIRE((g = o_guardian_pid()) > 0);
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)g);
 	ATF_REQUIRE((d = opendir(path)) != NULL);
@@ -1016,10 +969,10 @@ T_TC(owner__guardian_exits, "the guardian goes when nothing is left")
 	ATF_REQUIRE((o = fork()) >= 0);
 	if (o == 0) {
 		memset(&r, 0, sizeof(r));
-		if ((r.n = o_pdfork_clean(&fd, 0)) == -1)
+		if ((r.n = t_pdfork_clean(&fd, 0)) == -1)
 			_exit(120);
 		r.g = o_guardian_pid();
-		o_write(rep[1], &r, sizeof(r));
+		t_child_write(rep[1], &r, sizeof(r));
 		(void)read(go[0], &c, 1);
 		close(fd);
 		_exit(0);

@@ -5,15 +5,14 @@
  */
 
 /*
- * pdgetpid, pdkill and pdwait: results, bad input, blocking and signals,
- * stop and continue events, errno on success, and the calls made through
- * a fork() copy of the descriptor.
+ * pdwait: the status, siginfo and rusage it reports, repeatably; NULL
+ * arguments, WNOHANG, bad options and descriptors; blocking, EINTR, stop
+ * and continue events.  Also what pdgetpid, pdkill and pdwait share:
+ * errno left alone on success, and the calls made through a fork() copy
+ * of the descriptor.
  */
 
 #include <sys/procdesc.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -21,7 +20,6 @@
 
 #include <atf-c.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -29,7 +27,6 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,39 +34,6 @@
 #include "testutil.h"
 
 #define	ERRNO_MARK	12345	/* errno before a call that must keep it. */
-
-/* An fd number that is not open. */
-static int
-closed_fd(void)
-{
-	int fd;
-
-	fd = dup(0);
-	ATF_REQUIRE(fd >= 0);
-	ATF_REQUIRE(close(fd) == 0);
-	return (fd);
-}
-
-/* A regular file, unlinked at once. */
-static int
-regular_file(void)
-{
-	char path[] = "pdwait_test.XXXXXX";
-	int fd;
-
-	fd = mkstemp(path);
-	ATF_REQUIRE_MSG(fd >= 0, "mkstemp: %s", strerror(errno));
-	ATF_REQUIRE(unlink(path) == 0);
-	return (fd);
-}
-
-/* Wait for the child behind fd to exit and be reaped (POLLHUP). */
-static void
-reaped(int fd)
-{
-
-	ATF_REQUIRE_MSG(t_reaped_within(fd, T_LONG_MS), "child not reaped");
-}
 
 static long long
 tv_us(const struct timeval *tv)
@@ -111,45 +75,6 @@ pdfork_burn(int *fdp, int code)
 		_exit(code);
 	}
 	return (pid);
-}
-
-/* A child that exits with code once a byte arrives on the new pipe ctl. */
-static pid_t
-pdfork_on_byte(int *fdp, int ctl[2], int code)
-{
-	pid_t pid;
-	char c;
-
-	ATF_REQUIRE(pipe(ctl) == 0);
-	pid = pdfork(fdp, 0);
-	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
-	if (pid == 0) {
-		(void)read(ctl[0], &c, 1);
-		_exit(code);
-	}
-	return (pid);
-}
-
-static void
-close_pipe(int p[2])
-{
-
-	ATF_REQUIRE(close(p[0]) == 0);
-	ATF_REQUIRE(close(p[1]) == 0);
-}
-
-/* One byte from fd within T_LONG_MS, or -1 (nothing, EOF or error). */
-static int
-read_byte(int fd)
-{
-	struct pollfd pfd;
-	char c;
-
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, T_LONG_MS) != 1 || read(fd, &c, 1) != 1)
-		return (-1);
-	return ((unsigned char)c);
 }
 
 /*
@@ -290,374 +215,10 @@ waker_join(struct waker *w, pthread_t td)
 
 	ATF_REQUIRE(write(w->done[1], "d", 1) == 1);
 	ATF_REQUIRE(pthread_join(td, NULL) == 0);
-	close_pipe(w->done);
+	t_close_pipe(w->done);
 	ATF_CHECK_MSG(atomic_load(&w->slept), "never saw the call asleep");
 	ATF_CHECK_MSG(!atomic_load(&w->rescued),
 	    "the call did not return: child killed to end it");
-}
-
-/* pdgetpid returns the pid that pdfork returned. */
-T_TC(pdgetpid__basic, "pdgetpid gives the child's pid")
-{
-	pid_t pid, got;
-	int fd;
-
-	pid = t_pdfork_pause(&fd, 0);
-	got = -1;
-	ATF_REQUIRE(pdgetpid(fd, &got) == 0);
-	ATF_CHECK_EQ(got, pid);
-	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
-	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
-/* pdgetpid still gives the pid after the exit and after pdwait. */
-T_TC(pdgetpid__after_exit, "pdgetpid works after exit and after pdwait")
-{
-	pid_t pid, got;
-	int fd;
-
-	pid = t_pdfork_exit(&fd, 0, 0);
-	reaped(fd);
-	got = -1;
-	ATF_CHECK(pdgetpid(fd, &got) == 0);
-	ATF_CHECK_EQ(got, pid);
-	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
-	got = -1;
-	ATF_CHECK(pdgetpid(fd, &got) == 0);
-	ATF_CHECK_EQ(got, pid);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
-/* pdgetpid on an fd that is not open fails with EBADF. */
-T_TC(pdgetpid__ebadf_closed, "pdgetpid: EBADF for a closed fd")
-{
-	const int bad[] = { -1, INT_MAX, 1 << 20, closed_fd() };
-	size_t i;
-	pid_t got;
-
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		got = -42;
-		errno = 0;
-		ATF_CHECK_ERRNO(EBADF, pdgetpid(bad[i], &got) == -1);
-		ATF_CHECK_EQ(got, -42);
-	}
-}
-
-/* pdgetpid on a regular file, a pipe or a socket fails with EBADF. */
-T_TC(pdgetpid__ebadf_file, "pdgetpid: EBADF for a file, pipe, socket")
-{
-	int f, p[2], s[2];
-	pid_t got;
-
-	f = regular_file();
-	ATF_REQUIRE(pipe(p) == 0);
-	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
-	got = -42;
-	ATF_CHECK_ERRNO(EBADF, pdgetpid(f, &got) == -1);
-	ATF_CHECK_ERRNO(EBADF, pdgetpid(p[0], &got) == -1);
-	ATF_CHECK_ERRNO(EBADF, pdgetpid(p[1], &got) == -1);
-	ATF_CHECK_ERRNO(EBADF, pdgetpid(s[0], &got) == -1);
-	ATF_CHECK_EQ(got, -42);
-	ATF_REQUIRE(close(f) == 0);
-	close_pipe(p);
-	close_pipe(s);
-}
-
-/*
- * pdgetpid on other open fds that are not pds fails with EBADF: an
- * eventfd, an epoll fd, a directory, and a /proc/<pid> directory (which
- * pidfd_send_signal(2) would accept).
- */
-T_TC(pdgetpid__ebadf_not_pd, "pdgetpid: EBADF for eventfd, epoll, dirs")
-{
-	int fds[4];
-	size_t i;
-	pid_t got;
-
-	fds[0] = eventfd(0, EFD_CLOEXEC);
-	fds[1] = epoll_create1(EPOLL_CLOEXEC);
-	fds[2] = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	fds[3] = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	for (i = 0; i < 4; i++) {
-		ATF_REQUIRE(fds[i] >= 0);
-		got = -42;
-		errno = 0;
-		ATF_CHECK_ERRNO(EBADF, pdgetpid(fds[i], &got) == -1);
-		ATF_CHECK_EQ(got, -42);
-	}
-	for (i = 0; i < 4; i++)
-		ATF_REQUIRE(close(fds[i]) == 0);
-}
-
-/* pdgetpid with an unwritable pidp fails with EFAULT. */
-T_TC(pdgetpid__efault, "pdgetpid: EFAULT for an unmapped pidp")
-{
-	int fd;
-
-	t_pdfork_exit(&fd, 0, 0);
-	ATF_CHECK_ERRNO(EFAULT, pdgetpid(fd, t_unmapped()) == -1);
-	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
-	ATF_CHECK_ERRNO(EFAULT, pdgetpid(fd, t_unmapped()) == -1);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
-/* pdgetpid on a dup() of the descriptor gives the same pid. */
-T_TC(pdgetpid__dup, "pdgetpid on a dup gives the same pid")
-{
-	pid_t pid, got;
-	int fd, fd2;
-
-	pid = t_pdfork_pause(&fd, 0);
-	fd2 = dup(fd);
-	ATF_REQUIRE(fd2 >= 0);
-	got = -1;
-	ATF_REQUIRE(pdgetpid(fd2, &got) == 0);
-	ATF_CHECK_EQ(got, pid);
-	ATF_REQUIRE(pdkill(fd2, SIGKILL) == 0);
-	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
-	got = -1;
-	ATF_REQUIRE(pdgetpid(fd2, &got) == 0);
-	ATF_CHECK_EQ(got, pid);
-	ATF_REQUIRE(close(fd2) == 0);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
-static int usr1_pipe = -1;	/* The child's handler writes here. */
-static pid_t usr1_sender;	/* The pid the handler expects as sender. */
-
-static void
-on_usr1(int sig, siginfo_t *si, void *uc)
-{
-	char c;
-
-	(void)uc;
-	c = (sig == SIGUSR1 && si->si_code == SI_USER &&
-	    si->si_pid == usr1_sender) ? 'u' : 'x';
-	(void)write(usr1_pipe, &c, 1);
-}
-
-/*
- * pdkill delivers a caught signal: the child's handler runs (and sees
- * SI_USER from the sender, a documented deviation) and the child goes on.
- */
-T_TC(pdkill__caught, "pdkill delivers a signal to a handler")
-{
-	struct sigaction sa;
-	sigset_t set, old;
-	int c, fd, ready[2], hp[2], status;
-	pid_t pid;
-
-	T_SKIP_UNDER_TSAN(T_TSAN_NO_HANDLERS);
-	ATF_REQUIRE(pipe(ready) == 0);
-	ATF_REQUIRE(pipe(hp) == 0);
-	usr1_sender = getpid();
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	ATF_REQUIRE(sigprocmask(SIG_BLOCK, &set, &old) == 0);
-	pid = pdfork(&fd, 0);
-	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
-	if (pid == 0) {
-		usr1_pipe = hp[1];
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = on_usr1;
-		sa.sa_flags = SA_SIGINFO;
-		if (sigaction(SIGUSR1, &sa, NULL) == -1)
-			_exit(1);
-		(void)write(ready[1], "r", 1);
-		sigemptyset(&set);
-		(void)sigsuspend(&set);
-		_exit(7);
-	}
-	ATF_REQUIRE(sigprocmask(SIG_SETMASK, &old, NULL) == 0);
-	ATF_REQUIRE(close(ready[1]) == 0);
-	ATF_REQUIRE(close(hp[1]) == 0);
-	ATF_REQUIRE_EQ(read_byte(ready[0]), 'r');
-	ATF_REQUIRE(pdkill(fd, SIGUSR1) == 0);
-	c = read_byte(hp[0]);
-	ATF_CHECK_MSG(c == 'u', "handler: %d ('x': wrong signo/si_code/si_pid, "
-	    "-1: did not run)", c);
-	if (c != 'u')
-		(void)pdkill(fd, SIGKILL);
-	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
-	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 7,
-	    "status %#x", status);
-	ATF_REQUIRE(close(ready[0]) == 0);
-	ATF_REQUIRE(close(hp[0]) == 0);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
-/*
- * pdkill with signal 0 on a live child returns 0 and sends nothing: the
- * child still answers afterwards and dies of the next real signal.
- */
-T_TC(pdkill__sig0, "pdkill(fd, 0) on a live child: 0, child runs on")
-{
-	int fd, status, ping[2], pong[2];
-	pid_t pid;
-	char c;
-
-	ATF_REQUIRE(pipe(ping) == 0);
-	ATF_REQUIRE(pipe(pong) == 0);
-	pid = pdfork(&fd, 0);
-	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
-	if (pid == 0) {
-		if (read(ping[0], &c, 1) == 1)
-			(void)write(pong[1], &c, 1);
-		for (;;)
-			pause();
-	}
-	ATF_REQUIRE(close(pong[1]) == 0);
-	ATF_CHECK_EQ(pdkill(fd, 0), 0);
-	ATF_CHECK_EQ(pdkill(fd, 0), 0);
-	ATF_REQUIRE(write(ping[1], "p", 1) == 1);
-	ATF_CHECK_EQ_MSG(read_byte(pong[0]), 'p', "the child did not answer");
-	status = 0;
-	ATF_CHECK_ERRNO(EAGAIN,
-	    pdwait(fd, &status, WEXITED | WNOHANG, NULL, NULL) == -1);
-	ATF_REQUIRE(pdkill(fd, SIGTERM) == 0);
-	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
-	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
-	    "status %#x", status);
-	close_pipe(ping);
-	ATF_REQUIRE(close(pong[0]) == 0);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
-/*
- * pdkill on a child that has exited, while the descriptor is open, is a
- * no-op that returns 0: right after the exit, once reaped, after pdwait.
- */
-T_TC(pdkill__after_exit, "pdkill after the exit returns 0")
-{
-	int ctl[2], fd, w;
-	pid_t pid;
-
-	pid = pdfork_on_byte(&fd, ctl, 0);
-	w = t_watch(pid);
-	ATF_REQUIRE(write(ctl[1], "x", 1) == 1);
-	ATF_REQUIRE(t_dead_within(w, T_LONG_MS));
-	ATF_CHECK_EQ(pdkill(fd, SIGTERM), 0);
-	reaped(fd);
-	ATF_CHECK_EQ(pdkill(fd, 0), 0);
-	ATF_CHECK_EQ(pdkill(fd, SIGKILL), 0);
-	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
-	ATF_CHECK_EQ(pdkill(fd, 0), 0);
-	ATF_CHECK_EQ(pdkill(fd, SIGTERM), 0);
-	close_pipe(ctl);
-	ATF_REQUIRE(close(w) == 0);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
-/* pdkill with signum < 0 or > 128 fails with EINVAL, before the fd. */
-T_TC(pdkill__einval, "pdkill: EINVAL for signum -1 and 129, any fd")
-{
-	const int sigs[] = { -1, 129, INT_MIN, INT_MAX };
-	int fd, p[2];
-	size_t i;
-
-	ATF_REQUIRE(pipe(p) == 0);
-	t_pdfork_pause(&fd, 0);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		ATF_CHECK_ERRNO(EINVAL, pdkill(fd, sigs[i]) == -1);
-		ATF_CHECK_ERRNO(EINVAL, pdkill(-1, sigs[i]) == -1);
-		ATF_CHECK_ERRNO(EINVAL, pdkill(closed_fd(), sigs[i]) == -1);
-		ATF_CHECK_ERRNO(EINVAL, pdkill(p[0], sigs[i]) == -1);
-	}
-	ATF_CHECK_EQ(pdkill(fd, 0), 0);
-	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
-	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
-	close_pipe(p);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
-/* pdkill on a bad fd or an open fd that is not a pd fails with EBADF. */
-T_TC(pdkill__ebadf, "pdkill: EBADF for a bad fd and a non-pd fd")
-{
-	int f, p[2], s[2];
-
-	f = regular_file();
-	ATF_REQUIRE(pipe(p) == 0);
-	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
-	ATF_CHECK_ERRNO(EBADF, pdkill(-1, 0) == -1);
-	ATF_CHECK_ERRNO(EBADF, pdkill(INT_MAX, SIGKILL) == -1);
-	ATF_CHECK_ERRNO(EBADF, pdkill(closed_fd(), SIGTERM) == -1);
-	ATF_CHECK_ERRNO(EBADF, pdkill(f, SIGTERM) == -1);
-	ATF_CHECK_ERRNO(EBADF, pdkill(p[0], 0) == -1);
-	ATF_CHECK_ERRNO(EBADF, pdkill(p[1], SIGKILL) == -1);
-	ATF_CHECK_ERRNO(EBADF, pdkill(s[0], SIGTERM) == -1);
-	ATF_REQUIRE(close(f) == 0);
-	close_pipe(p);
-	close_pipe(s);
-}
-
-/* pdkill SIGKILL kills the child; pdwait reports the signal. */
-T_TC(pdkill__sigkill, "pdkill SIGKILL kills")
-{
-	int fd, status;
-
-	t_pdfork_pause(&fd, 0);
-	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
-	status = 0;
-	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
-	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-	    "status %#x", status);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
-/* pdkill of a signal whose default action is to terminate kills. */
-T_TC(pdkill__sigterm, "pdkill SIGTERM (default action) kills")
-{
-	int fd, status;
-
-	t_pdfork_pause(&fd, 0);
-	ATF_REQUIRE(pdkill(fd, SIGTERM) == 0);
-	status = 0;
-	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
-	ATF_CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
-	    "status %#x", status);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
-/*
- * pdkill is checked by the kernel's permissions: the descriptor grants no
- * right to signal another user's process (EPERM).  Written out by hand
- * because T_TC cannot set require.user.
- */
-static void pdkill__eperm_body(void);
-ATF_TC(pdkill__eperm);
-ATF_TC_HEAD(pdkill__eperm, tc)
-{
-
-	atf_tc_set_md_var(tc, "descr", "pdkill: EPERM on another uid's process");
-	atf_tc_set_md_var(tc, "require.user", "unprivileged");
-}
-ATF_TC_BODY(pdkill__eperm, tc)
-{
-	struct t_leak l;
-
-	(void)tc;
-	t_init();
-	t_leak_begin(&l);
-	pdkill__eperm_body();
-	t_leak_end(&l);
-}
-
-static void
-pdkill__eperm_body(void)
-{
-	pid_t got;
-	int fd;
-
-	if (geteuid() == 0)
-		atf_tc_skip("root may signal anything; run as nobody");
-	/* Pid 1 runs as root; PD_DAEMON: the close must not try to kill it. */
-	fd = pdopenpid(1, PD_DAEMON);
-	ATF_REQUIRE_MSG(fd >= 0, "pdopenpid(1): %s", strerror(errno));
-	ATF_CHECK(pdgetpid(fd, &got) == 0 && got == 1);
-	ATF_CHECK_ERRNO(EPERM, pdkill(fd, 0) == -1);
-	ATF_CHECK_ERRNO(EPERM, pdkill(fd, SIGTERM) == -1);
-	ATF_REQUIRE(close(fd) == 0);
 }
 
 /* pdwait reports the code of _exit(N), 0 and 255 included. */
@@ -800,7 +361,7 @@ T_TC(pdwait__wnohang_exited, "pdwait WNOHANG after exit: 0 and status")
 	int fd, status;
 
 	pid = t_pdfork_exit(&fd, 0, 17);
-	reaped(fd);
+	t_wait_reaped(fd);
 	status = -1;
 	memset(&si, 0, sizeof(si));
 	ATF_REQUIRE_EQ(pdwait(fd, &status, WEXITED | WNOHANG, NULL, &si), 0);
@@ -853,7 +414,7 @@ T_TC(pdwait__einval_options, "pdwait: EINVAL for 0, unknown bits, WNOHANG")
 	int fd, status;
 
 	t_pdfork_exit(&fd, 0, 0);
-	reaped(fd);
+	t_wait_reaped(fd);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		status = -42;
 		errno = 0;
@@ -870,7 +431,7 @@ T_TC(pdwait__einval_not_pd, "pdwait: EINVAL for a pipe, file, socket")
 {
 	int f, p[2], s[2];
 
-	f = regular_file();
+	f = t_regular_file();
 	ATF_REQUIRE(pipe(p) == 0);
 	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
 	ATF_CHECK_ERRNO(EINVAL, pdwait(p[0], NULL, WEXITED, NULL, NULL) == -1);
@@ -878,8 +439,8 @@ T_TC(pdwait__einval_not_pd, "pdwait: EINVAL for a pipe, file, socket")
 	ATF_CHECK_ERRNO(EINVAL, pdwait(f, NULL, WEXITED, NULL, NULL) == -1);
 	ATF_CHECK_ERRNO(EINVAL, pdwait(s[0], NULL, WEXITED, NULL, NULL) == -1);
 	ATF_REQUIRE(close(f) == 0);
-	close_pipe(p);
-	close_pipe(s);
+	t_close_pipe(p);
+	t_close_pipe(s);
 }
 
 /* pdwait on an fd that is not open fails with EBADF. */
@@ -893,7 +454,7 @@ T_TC(pdwait__ebadf, "pdwait: EBADF for a closed fd")
 	ATF_CHECK_ERRNO(EBADF,
 	    pdwait(INT_MAX, &status, WEXITED, NULL, NULL) == -1);
 	ATF_CHECK_ERRNO(EBADF,
-	    pdwait(closed_fd(), &status, WEXITED | WNOHANG, NULL, NULL) == -1);
+	    pdwait(t_closed_fd(), &status, WEXITED | WNOHANG, NULL, NULL) == -1);
 	ATF_CHECK_EQ(status, -42);
 }
 
@@ -903,7 +464,7 @@ T_TC(pdwait__efault, "pdwait: EFAULT for unmapped status, wrusage, info")
 	int fd, status;
 
 	t_pdfork_exit(&fd, 0, 4);
-	reaped(fd);
+	t_wait_reaped(fd);
 	ATF_CHECK_ERRNO(EFAULT,
 	    pdwait(fd, t_unmapped(), WEXITED, NULL, NULL) == -1);
 	ATF_CHECK_ERRNO(EFAULT,
@@ -929,7 +490,7 @@ T_TC(pdwait__blocks, "pdwait blocks until the child exits")
 	pthread_t td;
 	int ctl[2], fd, status;
 
-	pdfork_on_byte(&fd, ctl, 33);
+	t_pdfork_on_byte(&fd, ctl, 33);
 	waker_init(&w, fd);
 	w.wfd = ctl[1];
 	waker_start(&w, &td);
@@ -940,7 +501,7 @@ T_TC(pdwait__blocks, "pdwait blocks until the child exits")
 	waker_join(&w, td);
 	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 33,
 	    "status %#x", status);
-	close_pipe(ctl);
+	t_close_pipe(ctl);
 	ATF_REQUIRE(close(fd) == 0);
 }
 
@@ -1117,7 +678,7 @@ T_TC(errno__kept, "errno is unchanged by successful calls")
 	pid_t got;
 	int ctl[2], fd, status;
 
-	pdfork_on_byte(&fd, ctl, 0);
+	t_pdfork_on_byte(&fd, ctl, 0);
 	errno = ERRNO_MARK;
 	ATF_CHECK(pdgetpid(fd, &got) == 0);
 	ATF_CHECK_EQ(errno, ERRNO_MARK);
@@ -1137,7 +698,7 @@ T_TC(errno__kept, "errno is unchanged by successful calls")
 	errno = ERRNO_MARK;
 	ATF_CHECK(pdgetpid(fd, &got) == 0);
 	ATF_CHECK_EQ(errno, ERRNO_MARK);
-	close_pipe(ctl);
+	t_close_pipe(ctl);
 	ATF_REQUIRE(close(fd) == 0);
 }
 
@@ -1194,7 +755,7 @@ T_TC(fork_copy__pdwait_after_exit, "a fork copy pdwaits an exited child")
 	int ctl[2], go[2], fd, status, st;
 	char c;
 
-	pid = pdfork_on_byte(&fd, ctl, 77);
+	pid = t_pdfork_on_byte(&fd, ctl, 77);
 	ATF_REQUIRE(pipe(go) == 0);
 	f = fork();
 	ATF_REQUIRE(f >= 0);
@@ -1224,13 +785,13 @@ T_TC(fork_copy__pdwait_after_exit, "a fork copy pdwaits an exited child")
 		_exit(0);
 	}
 	ATF_REQUIRE(write(ctl[1], "x", 1) == 1);
-	reaped(fd);
+	t_wait_reaped(fd);
 	ATF_REQUIRE(write(go[1], "g", 1) == 1);
 	ATF_CHECK_EQ_MSG(reap_fork(f), 0, "see the _exit codes in the copy");
 	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
 	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 77);
-	close_pipe(go);
-	close_pipe(ctl);
+	t_close_pipe(go);
+	t_close_pipe(ctl);
 	ATF_REQUIRE(close(fd) == 0);
 }
 
@@ -1264,22 +825,6 @@ T_TC(pdwait__copy_wuntraced_echild, "pdwait(WUNTRACED) in a fork copy: "
 ATF_TP_ADD_TCS(tp)
 {
 
-	ATF_TP_ADD_TC(tp, pdwait__copy_wuntraced_echild);
-	ATF_TP_ADD_TC(tp, pdgetpid__basic);
-	ATF_TP_ADD_TC(tp, pdgetpid__after_exit);
-	ATF_TP_ADD_TC(tp, pdgetpid__ebadf_closed);
-	ATF_TP_ADD_TC(tp, pdgetpid__ebadf_file);
-	ATF_TP_ADD_TC(tp, pdgetpid__ebadf_not_pd);
-	ATF_TP_ADD_TC(tp, pdgetpid__efault);
-	ATF_TP_ADD_TC(tp, pdgetpid__dup);
-	ATF_TP_ADD_TC(tp, pdkill__caught);
-	ATF_TP_ADD_TC(tp, pdkill__sig0);
-	ATF_TP_ADD_TC(tp, pdkill__after_exit);
-	ATF_TP_ADD_TC(tp, pdkill__einval);
-	ATF_TP_ADD_TC(tp, pdkill__ebadf);
-	ATF_TP_ADD_TC(tp, pdkill__sigkill);
-	ATF_TP_ADD_TC(tp, pdkill__sigterm);
-	ATF_TP_ADD_TC(tp, pdkill__eperm);
 	ATF_TP_ADD_TC(tp, pdwait__exit_status);
 	ATF_TP_ADD_TC(tp, pdwait__signaled);
 	ATF_TP_ADD_TC(tp, pdwait__returns_zero);
@@ -1298,6 +843,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdwait__stop_continue);
 	ATF_TP_ADD_TC(tp, pdwait__wcontinued_sleeps);
 	ATF_TP_ADD_TC(tp, pdwait__wuntraced_sleeps);
+	ATF_TP_ADD_TC(tp, pdwait__copy_wuntraced_echild);
 	ATF_TP_ADD_TC(tp, errno__kept);
 	ATF_TP_ADD_TC(tp, fork_copy__calls);
 	ATF_TP_ADD_TC(tp, fork_copy__pdwait_after_exit);

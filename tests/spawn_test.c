@@ -1102,33 +1102,6 @@ T_TC(spawn__cancel_pending, "a pending cancel does not cut a spawn short")
 #define	S_TRIALS	10
 #define	S_MAXKIDS	256
 
-static int
-s_children(pid_t *kids, int max)
-{
-	char path[300], buf[512], *p;
-	struct dirent *de;
-	DIR *d;
-	FILE *fp;
-	int n, ppid;
-
-	n = 0;
-	ATF_REQUIRE((d = opendir("/proc")) != NULL);
-	while ((de = readdir(d)) != NULL && n < max) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if ((fp = fopen(path, "re")) == NULL)
-			continue;
-		if (fgets(buf, sizeof(buf), fp) != NULL &&
-		    (p = strrchr(buf, ')')) != NULL &&
-		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid())
-			kids[n++] = (pid_t)atoi(de->d_name);
-		fclose(fp);
-	}
-	closedir(d);
-	return (n);
-}
-
 static void __attribute__((noreturn))
 s_owner_loop(int rep)
 {
@@ -1152,7 +1125,7 @@ T_TC(spawn__owner_killed, "an owner killed amid posix_spawns leaves no "
 	bool dead, ok;
 
 	ATF_REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0);
-	nb = s_children(before, S_MAXKIDS);
+	nb = t_children(T_CHILDREN_ALL, before, S_MAXKIDS);
 	srandom((unsigned int)getpid());
 	ok = true;
 	for (i = 0; i < S_TRIALS && ok; i++) {
@@ -1172,7 +1145,7 @@ T_TC(spawn__owner_killed, "an owner killed amid posix_spawns leaves no "
 		ATF_REQUIRE(kill(o, SIGKILL) == 0);
 		ATF_REQUIRE(waitpid(o, NULL, 0) == o);
 		ATF_REQUIRE(close(rep[0]) == 0);
-		nk = s_children(kids, S_MAXKIDS);
+		nk = t_children(T_CHILDREN_ALL, kids, S_MAXKIDS);
 		for (j = 0; j < nk; j++) {
 			for (k = 0; k < nb && before[k] != kids[j]; k++)
 				;

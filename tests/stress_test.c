@@ -43,8 +43,6 @@
 #define	S_NHOLD		5	/* Holder slots. */
 #define	S_DUP2_LO	200	/* dup2 targets for fresh numbers. */
 #define	S_DUP2_HI	260
-#define	S_LIFE		300	/* alarm(2) of children: a broken library
-				   cannot leave them behind for ever. */
 
 /* A descriptor of child c (-1: none) in some fd table. */
 struct s_fd {
@@ -283,9 +281,7 @@ op_pdfork(void)
 		syscall(SYS_close_range, rp[1] + 1, ~0U, 0);
 		(void)write(rp[1], "r", 1);
 		close(rp[1]);
-		alarm(S_LIFE);
-		for (;;)
-			pause();
+		t_pause();
 	}
 	ATF_REQUIRE(close(rp[1]) == 0);
 	ATF_REQUIRE(read(rp[0], &b, 1) == 1);
@@ -517,14 +513,8 @@ s_barrier(void)
 	int fd, w;
 	pid_t pid;
 
-	pid = pdfork(&fd, 0);
-	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
-	if (pid == 0) {
-		syscall(SYS_close_range, 3, ~0U, 0);
-		alarm(S_LIFE);
-		for (;;)
-			pause();
-	}
+	pid = t_pdfork_clean(&fd, 0);
+	ATF_REQUIRE_MSG(pid > 0, "pdfork: %s", strerror(errno));
 	w = t_watch(pid);
 	ATF_REQUIRE(close(fd) == 0);
 	if (!t_dead_within(w, T_LONG_MS) || !t_reaped_within(w, T_LONG_MS))

@@ -92,23 +92,25 @@ t_leak_begin(struct t_leak *l)
 }
 
 /*
- * Our children (from /proc), running ones and zombies alike: the sentries
- * of our guardians (children of their owner that stay while it lives), or
- * all the others.
+ * Our children (from /proc), running ones and zombies alike: all, the
+ * sentries of our guardians (children of their owner that stay while it
+ * lives), or all the others.  Their pids go to pids, max at most; returns
+ * how many were listed, or with pids NULL how many there are.
  */
-static int
-t_count_children(bool sentries)
+int
+t_children(enum t_childkind which, pid_t *pids, int max)
 {
 	char path[300], buf[512], *p;
 	struct dirent *de;
 	DIR *d;
 	FILE *fp;
+	bool sentry;
 	int n, ppid;
 
 	n = 0;
 	d = opendir("/proc");
 	ATF_REQUIRE(d != NULL);
-	while ((de = readdir(d)) != NULL) {
+	while ((pids == NULL || n < max) && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
@@ -116,9 +118,15 @@ t_count_children(bool sentries)
 			continue;
 		if (fgets(buf, sizeof(buf), fp) != NULL &&
 		    (p = strrchr(buf, ')')) != NULL &&
-		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid() &&
-		    (strstr(buf, "(" T_SENTRY_COMM ")") != NULL) == sentries)
-			n++;
+		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid()) {
+			sentry = strstr(buf, "(" T_SENTRY_COMM ")") != NULL;
+			if (which == T_CHILDREN_ALL ||
+			    sentry == (which == T_CHILDREN_SENTRIES)) {
+				if (pids != NULL)
+					pids[n] = (pid_t)atoi(de->d_name);
+				n++;
+			}
+		}
 		fclose(fp);
 	}
 	closedir(d);
@@ -130,7 +138,7 @@ int
 t_nchildren(void)
 {
 
-	return (t_count_children(false));
+	return (t_children(T_CHILDREN_OTHERS, NULL, 0));
 }
 
 /* The sentries of our guardians: one per guardian. */
@@ -138,7 +146,7 @@ int
 t_nsentries(void)
 {
 
-	return (t_count_children(true));
+	return (t_children(T_CHILDREN_SENTRIES, NULL, 0));
 }
 
 /* Wait for a helper we forked: its exit status, or -1 if it did not exit. */
@@ -216,6 +224,61 @@ t_pdfork_pause(int *fdp, int flags)
 			pause();
 	}
 	return (pid);
+}
+
+/* Pause until killed, T_LIFE seconds at most. */
+void
+t_pause(void)
+{
+
+	alarm(T_LIFE);
+	for (;;)
+		pause();
+}
+
+/*
+ * pdfork a child that drops every descriptor it inherited (other pds
+ * among them, which would keep their children alive) and pauses.  No ATF
+ * macro: forked processes call it too.  -1 on failure.
+ */
+pid_t
+t_pdfork_clean(int *fdp, int flags)
+{
+	pid_t pid;
+
+	pid = pdfork(fdp, flags);
+	if (pid == 0) {
+		(void)syscall(SYS_close_range, 3, ~0U, 0);
+		t_pause();
+	}
+	return (pid);
+}
+
+/* In a forked process (no ATF macro): write len bytes or _exit(125). */
+void
+t_child_write(int fd, const void *buf, size_t len)
+{
+
+	if (write(fd, buf, len) != (ssize_t)len)
+		_exit(125);
+}
+
+/*
+ * Close a non-daemon sibling and wait for it to die: by then the guardian
+ * has handled every close made before (its waiters wake in close order),
+ * so a child that should have died already has.
+ */
+void
+t_close_barrier(void)
+{
+	pid_t pid;
+	int fd, w;
+
+	pid = t_pdfork_clean(&fd, 0);
+	ATF_REQUIRE_MSG(pid > 0, "pdfork: %s", strerror(errno));
+	w = t_watch(pid);
+	ATF_REQUIRE(close(fd) == 0);
+	t_expect_death(w);
 }
 
 /* A second description of pid, to watch it die independently. */
@@ -591,4 +654,139 @@ t_copy_ops(int fd, pid_t want)
 	    !WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM)
 		return (8);
 	return (0);
+}
+
+/* An fd number that is not open (the lowest). */
+int
+t_closed_fd(void)
+{
+	int fd;
+
+	fd = dup(0);
+	ATF_REQUIRE(fd >= 0);
+	ATF_REQUIRE(close(fd) == 0);
+	return (fd);
+}
+
+/* A regular file in the work directory, unlinked at once. */
+int
+t_regular_file(void)
+{
+	char path[] = "t_file.XXXXXX";
+	int fd;
+
+	fd = mkstemp(path);
+	ATF_REQUIRE_MSG(fd >= 0, "mkstemp: %s", strerror(errno));
+	ATF_REQUIRE(unlink(path) == 0);
+	return (fd);
+}
+
+void
+t_close_pipe(int p[2])
+{
+
+	ATF_REQUIRE(close(p[0]) == 0);
+	ATF_REQUIRE(close(p[1]) == 0);
+}
+
+/* One byte from fd within T_LONG_MS, or -1 (nothing, EOF or error). */
+int
+t_read_byte(int fd)
+{
+	struct pollfd pfd;
+	char c;
+
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, T_LONG_MS) != 1 || read(fd, &c, 1) != 1)
+		return (-1);
+	return ((unsigned char)c);
+}
+
+/* A child that exits with code once a byte arrives on the new pipe ctl. */
+pid_t
+t_pdfork_on_byte(int *fdp, int ctl[2], int code)
+{
+	pid_t pid;
+	char c;
+
+	ATF_REQUIRE(pipe(ctl) == 0);
+	pid = pdfork(fdp, 0);
+	ATF_REQUIRE_MSG(pid >= 0, "pdfork: %s", strerror(errno));
+	if (pid == 0) {
+		(void)read(ctl[0], &c, 1);
+		_exit(code);
+	}
+	return (pid);
+}
+
+/* The child behind fd exits and is reaped within T_LONG_MS (POLLHUP). */
+void
+t_wait_reaped(int fd)
+{
+
+	ATF_REQUIRE_MSG(t_reaped_within(fd, T_LONG_MS), "child not reaped");
+}
+
+/*
+ * Make sure the child behind process descriptor fd is gone, and close fd:
+ * kill it if it still runs, reap it here if the library left it
+ * unreaped.  Whether it had exited before.
+ */
+bool
+t_dispose(int fd)
+{
+	siginfo_t si;
+	bool exited;
+
+	exited = true;
+	if (!t_reaped_within(fd, 0)) {
+		/* An unreaped zombie, or still running (hung)? */
+		memset(&si, 0, sizeof(si));
+		exited = (waitid(P_PIDFD, (id_t)fd, &si, WEXITED | WNOWAIT |
+		    WNOHANG | __WALL) == 0 && si.si_pid != 0);
+		if (!exited) {
+			(void)pdkill(fd, SIGKILL);
+			(void)t_dead_within(fd, T_LONG_MS);
+		}
+		if (!t_reaped_within(fd, 1000)) {
+			/* Not reaped by the library: do it ourselves. */
+			(void)waitid(P_PIDFD, (id_t)fd, &si, WEXITED | __WALL);
+		}
+	}
+	(void)close(fd);
+	return (exited);
+}
+
+/*
+ * Wait at most T_LONG_MS for the child behind fd to be reaped by the
+ * library (POLLHUP), then read its status.  A child that hangs is killed,
+ * one that the library leaves unreaped is reaped here, and the case fails
+ * either way: pdwait would block for ever.  Returns the wait status.
+ */
+int
+t_bounded_wait(int fd, const char *what)
+{
+	int status;
+
+	if (!t_reaped_within(fd, T_LONG_MS))
+		atf_tc_fail("%s: child %s within %d ms", what, t_dispose(fd) ?
+		    "exited but was not reaped by the library" :
+		    "did not exit (deadlock)", T_LONG_MS);
+	status = -1;
+	ATF_REQUIRE_MSG(pdwait(fd, &status, WEXITED, NULL, NULL) == 0,
+	    "%s: pdwait: %s", what, strerror(errno));
+	return (status);
+}
+
+/* t_bounded_wait(), for an exit with code; closes fd. */
+void
+t_wait_exit_code(int fd, int code, const char *what)
+{
+	int status;
+
+	status = t_bounded_wait(fd, what);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == code,
+	    "%s: status %#x, expected exit %d", what, status, code);
+	ATF_REQUIRE(close(fd) == 0);
 }

@@ -7,7 +7,8 @@
 /*
  * Test helpers, prefixed t_.  Every case is written with T_TC(), which
  * wraps its body in a leak check: the same open fds after as before, no
- * child process (running or zombie) left behind.
+ * child process (running or zombie) left behind.  testutil_test checks
+ * the check itself.
  */
 
 #ifndef _TESTUTIL_H_
@@ -19,6 +20,9 @@
 #include <stdbool.h>
 
 #define	T_LONG_MS	10000	/* Bound on waits that must succeed. */
+#define	T_LIFE		300	/* alarm(2) of paused children: should a
+				   broken library fail to kill them, they go
+				   anyway. */
 #define	T_GUARDIAN_COMM	"procdesc-guardi"	/* Its comm, 15 characters. */
 #define	T_SENTRY_COMM	"procdesc-sentry"	/* Its sentry's. */
 
@@ -30,6 +34,13 @@
 #endif
 #define	T_TSAN_NO_HANDLERS	"TSan runs no signal handler in the child " \
 	"of a multi-threaded fork, fork()'s included (NOTES 2.9)"
+
+/* Which of our children t_children() lists. */
+enum t_childkind {
+	T_CHILDREN_ALL,
+	T_CHILDREN_SENTRIES,	/* The sentries of our guardians. */
+	T_CHILDREN_OTHERS,	/* All but those. */
+};
 
 struct t_leak {
 	char	fds[4096];	/* Open fds at the start, as a string. */
@@ -43,6 +54,10 @@ void	t_leak_end(const struct t_leak *);
 
 pid_t	t_pdfork_exit(int *fdp, int flags, int code);
 pid_t	t_pdfork_pause(int *fdp, int flags);
+void	t_pause(void) __attribute__((noreturn));
+pid_t	t_pdfork_clean(int *fdp, int flags);
+void	t_child_write(int fd, const void *buf, size_t len);
+void	t_close_barrier(void);
 int	t_watch(pid_t pid);
 bool	t_dead_within(int watchfd, int ms);
 bool	t_alive(int watchfd);
@@ -53,6 +68,7 @@ int	t_sendfd(int s, const void *buf, size_t len, int fd);
 ssize_t	t_recvfd(int s, void *buf, size_t len, int *fdp, int flags);
 int	t_guardian_sock(void);
 bool	t_is_pd(int fd);
+int	t_children(enum t_childkind which, pid_t *pids, int max);
 int	t_nchildren(void);
 int	t_nsentries(void);
 int	t_reap(pid_t pid);
@@ -62,6 +78,16 @@ bool	t_kernel_exit_info(void);
 bool	t_kernel_pidfs(void);
 bool	t_reaped_within(int fd, int ms);
 int	t_copy_ops(int fd, pid_t want);
+
+int	t_closed_fd(void);
+int	t_regular_file(void);
+void	t_close_pipe(int p[2]);
+int	t_read_byte(int fd);
+pid_t	t_pdfork_on_byte(int *fdp, int ctl[2], int code);
+void	t_wait_reaped(int fd);
+bool	t_dispose(int fd);
+int	t_bounded_wait(int fd, const char *what);
+void	t_wait_exit_code(int fd, int code, const char *what);
 
 /*
  * A test case with the leak check around its body; head_md sets more

@@ -11,7 +11,6 @@
 
 #include <sys/procdesc.h>
 #include <sys/resource.h>
-#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/wait.h>
 
@@ -418,29 +417,6 @@ T_TC(poll__thread_woken, "a thread blocked in poll is woken by the exit")
 	ATF_REQUIRE(close(pt.ready[1]) == 0);
 }
 
-/* The leak check itself fails when a test leaks an fd or a child. */
-ATF_TC_WITHOUT_HEAD(leakcheck__detects);
-ATF_TC_BODY(leakcheck__detects, tc)
-{
-	struct t_leak l;
-	int fd;
-
-	(void)tc;
-	t_init();
-	t_leak_begin(&l);
-	fd = dup(0);
-	ATF_REQUIRE(fd >= 0);
-	ATF_CHECK(t_leak_check(&l) != NULL);
-	ATF_REQUIRE(close(fd) == 0);
-	ATF_CHECK(t_leak_check(&l) == NULL);
-	t_pdfork_pause(&fd, 0);
-	ATF_CHECK(t_leak_check(&l) != NULL);
-	ATF_REQUIRE(close(fd) == 0);	/* Kills the child. */
-	while (t_nchildren() != 0)
-		(void)poll(NULL, 0, 1);
-	ATF_CHECK(t_leak_check(&l) == NULL);
-}
-
 ATF_TP_ADD_TCS(tp)
 {
 
@@ -460,6 +436,5 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, poll__hup_at_exit);
 	ATF_TP_ADD_TC(tp, select__exit);
 	ATF_TP_ADD_TC(tp, poll__thread_woken);
-	ATF_TP_ADD_TC(tp, leakcheck__detects);
 	return (atf_no_error());
 }
