@@ -45,14 +45,6 @@
 #include "syscall.h"
 #include "arch/arch.h"
 
-#define	FK_TLS	PROCDESC_TLS
-
-/*
- * The trap's code runs inside glibc's fork(), and for system calls that a
- * sanitizer's run time makes itself: see PROCDESC_NOSAN.
- */
-#define	FK_NOSAN	PROCDESC_NOSAN
-
 #if PROCDESC_ARCH_TRAP
 /*
  * The SIGSYS handler's restorer (lib/arch/): ours, so that the handler is
@@ -75,20 +67,25 @@ extern const char fk_restorer_end[] PROCDESC_HIDDEN;
 static pthread_mutex_t procdesc_fork_mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t fk_once = PTHREAD_ONCE_INIT;
 static _Atomic int fk_nosud;		/* Dispatch known not to work. */
-static FK_TLS bool fk_inside;		/* This thread is in pdfork. */
-static FK_TLS bool fk_took;		/* fk_prepare() locked procdesc_mtx. */
+static PROCDESC_TLS bool fk_inside;	/* This thread is in pdfork. */
+static PROCDESC_TLS bool fk_took;	/* fk_prepare() locked the mtx. */
 #if PROCDESC_ARCH_TRAP
 static struct procdesc_ksigaction fk_oldsys; /* (fork_mtx) The app's. */
-static FK_TLS volatile char fk_selector;
-static FK_TLS bool fk_active;		/* This thread is in the trap. */
-static FK_TLS int fk_pidfd;		/* The trap's clone3 pidfd. */
-static FK_TLS const struct procdesc_childreq *fk_cr; /* For the child. */
+static PROCDESC_TLS volatile char fk_selector;
+static PROCDESC_TLS bool fk_active;	/* This thread is in the trap. */
+static PROCDESC_TLS int fk_pidfd;	/* The trap's clone3 pidfd. */
+static PROCDESC_TLS const struct procdesc_childreq *fk_cr; /* Child's. */
 #endif
 static pid_t (*fk_fork)(void);		/* libc's own fork(). */
 
 #if PROCDESC_ARCH_TRAP
+/*
+ * The trap's functions are PROCDESC_NOSAN: they run inside the C library's
+ * fork(), and for system calls that a sanitizer's run time makes itself.
+ */
+
 /* A SIGSYS that is not our dispatch: what the application asked for. */
-static void FK_NOSAN
+static void PROCDESC_NOSAN
 fk_chain(int sig, siginfo_t *si, void *uctx)
 {
 
@@ -103,7 +100,7 @@ fk_chain(int sig, siginfo_t *si, void *uctx)
 }
 
 /* clone(2) as glibc's fork issues it, made clone3 with a pidfd. */
-static long FK_NOSAN
+static long PROCDESC_NOSAN
 fk_clone(const pa_reg_t *r)
 {
 	struct procdesc_clone_args ca = {
@@ -122,7 +119,7 @@ fk_clone(const pa_reg_t *r)
 
 #ifdef SYS_fork
 /* fork(2), as musl's fork issues it where the architecture has one. */
-static long FK_NOSAN
+static long PROCDESC_NOSAN
 fk_forksys(void)
 {
 	struct procdesc_clone_args ca = {
@@ -136,7 +133,7 @@ fk_forksys(void)
 #endif
 
 /* clone3(2), should a later glibc's fork use it (64 bytes at least). */
-static long FK_NOSAN
+static long PROCDESC_NOSAN
 fk_clone3(const pa_reg_t *r)
 {
 	struct procdesc_clone_args ca;
@@ -157,7 +154,7 @@ fk_clone3(const pa_reg_t *r)
  * musl's fork) becomes clone3 with a pidfd and no exit signal; any other
  * runs as it is.
  */
-static long FK_NOSAN
+static long PROCDESC_NOSAN
 fk_syscall(int nr, const pa_reg_t *r, bool *childp)
 {
 	long ret;
@@ -183,7 +180,7 @@ fk_syscall(int nr, const pa_reg_t *r, bool *childp)
 	return (ret);
 }
 
-static void FK_NOSAN
+static void PROCDESC_NOSAN
 fk_sigsys(int sig, siginfo_t *si, void *uctx)
 {
 	pa_reg_t *r;
@@ -406,6 +403,7 @@ procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
 	sigset_t all, old;
 	int error;
 
+	PROCDESC_ASSERT_UNLOCKED();	/* Lock order: fork_mtx, then mtx. */
 	pthread_once(&fk_once, fk_init);
 	fk_inside = true;
 	sigfillset(&all);
