@@ -7,8 +7,9 @@
 /*
  * The waitpid(2) status word, composed with <sys/wait.h>'s own macros.
  * glibc defines W_EXITCODE, W_STOPCODE and WCOREFLAG with _DEFAULT_SOURCE;
- * musl 1.2 does not, and gets these fallbacks, Linux's layout.  No libc names a continue's status publicly: it is the value
- * WIFCONTINUED() tests for.  Private to the library: never installed.
+ * musl 1.2 does not, and gets these fallbacks, Linux's layout.  No libc
+ * names a continue's status publicly: it is the value WIFCONTINUED()
+ * tests for.  Private to the library: never installed.
  */
 
 #ifndef _PROCDESC_WAITSTATUS_H_

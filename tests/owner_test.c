@@ -934,7 +934,7 @@ T_TC(owner__guardian_fds, "the guardian holds none of our fds")
 		memset(link, 0, sizeof(link));
 		if (readlink(path, link, sizeof(link) - 1) == -1 &&
 		    errno == ENOENT)
-			continue;	/* A waiter of a reaped child closed it. */
+			continue;	/* A reaped child's waiter closed it. */
 		ATF_REQUIRE(link[0] != '\0');
 		nfds++;
 		if (n <= 2)

@@ -233,7 +233,8 @@ T_TC(pdfork__emfile, "pdfork: EMFILE when descriptors run out, no child")
 				_exit(12);
 			if (pid == -1 && st != EMFILE)
 				_exit(20 + free);
-			if (pid > 0 && pdwait(fd, &st, WEXITED, NULL, NULL) == -1)
+			if (pid > 0 &&
+			    pdwait(fd, &st, WEXITED, NULL, NULL) == -1)
 				_exit(30 + free);
 			if (pid > 0)
 				close(fd);

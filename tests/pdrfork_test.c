@@ -304,7 +304,7 @@ T_TC(pdrfork__spawn_grandchild, "pdrfork(RFSPAWN): a grandchild that "
 	ATF_REQUIRE(pthread_create(&td, NULL, releaser_main, &r) == 0);
 	pid = pdrfork(&fd, 0, (int)RFSPAWN);
 	if (pid == 0) {
-		/* _Fork: the spawn child may call async-signal-safe ones only. */
+		/* _Fork: the child may call async-signal-safe ones only. */
 		gpid = _Fork();
 		if (gpid == 0) {
 			(void)close(rel[1]);

@@ -453,8 +453,8 @@ T_TC(pdwait__ebadf, "pdwait: EBADF for a closed fd")
 	    pdwait(-1, &status, WEXITED, NULL, NULL) == -1);
 	ATF_CHECK_ERRNO(EBADF,
 	    pdwait(INT_MAX, &status, WEXITED, NULL, NULL) == -1);
-	ATF_CHECK_ERRNO(EBADF,
-	    pdwait(t_closed_fd(), &status, WEXITED | WNOHANG, NULL, NULL) == -1);
+	ATF_CHECK_ERRNO(EBADF, pdwait(t_closed_fd(), &status,
+	    WEXITED | WNOHANG, NULL, NULL) == -1);
 	ATF_CHECK_EQ(status, -42);
 }
 

@@ -97,7 +97,8 @@ check_exit_status(void)
 	}
 	if (pid == 0)
 		_exit(42);
-	check(pdgetpid(fd, &got) == 0 && got == pid, "pdgetpid names the child");
+	check(pdgetpid(fd, &got) == 0 && got == pid,
+	    "pdgetpid names the child");
 	check(reap(fd, &status) == 0 && WIFEXITED(status) &&
 	    WEXITSTATUS(status) == 42, "pdwait reports exit status 42");
 	check(waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD,

@@ -355,7 +355,8 @@ s_prepend_dup2(struct s_req *r, int fd, int newfd)
 {
 
 	ATF_REQUIRE(r->nacts < S_MAXACTS);
-	memmove(&r->acts[1], &r->acts[0], (size_t)r->nacts * sizeof(r->acts[0]));
+	memmove(&r->acts[1], &r->acts[0],
+	    (size_t)r->nacts * sizeof(r->acts[0]));
 	r->nacts++;
 	memset(&r->acts[0], 0, sizeof(r->acts[0]));
 	r->acts[0].kind = S_DUP2;
@@ -836,7 +837,8 @@ T_TC(attrs__as_posix_spawn, "signal, group, scheduling and id attributes "
 	ATF_CHECK_MSG(strcmp(plain, out) == 0, "posix_spawn gave\n%s\nwith a "
 	    "descriptor:\n%s", plain, out);
 	ATF_CHECK_MSG(strstr(out, "pgrp=own\nsid=inherited\npolicy=0\n"
-	    "SigBlk:\t0000000000004800\nSigIgn:\t0000000000000001\n") != NULL, "the child saw:\n%s", out);
+	    "SigBlk:\t0000000000004800\nSigIgn:\t0000000000000001\n") != NULL,
+	    "the child saw:\n%s", out);
 	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);

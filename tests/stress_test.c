@@ -624,7 +624,8 @@ T_TC(stress__model, "random ops checked against a model of holders")
 	if ((e = getenv("STRESS_SEED")) != NULL && *e != '\0')
 		seed = (unsigned int)strtoul(e, NULL, 0);
 	else
-		seed = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16);
+		seed = (unsigned int)time(NULL) ^
+		    ((unsigned int)getpid() << 16);
 	if (seed == 0)
 		seed = 1;
 	s_rng = seed;

@@ -212,8 +212,8 @@ struct tchild {
 	pid_t		 pid;
 	int		 watch;		/* pidfd_open(2) of a K_PAUSE child. */
 	enum tt_kind	 kind;
-	int		 code;		/* Exit code, or the signal it raises. */
-	uint64_t	 sigs;		/* Signals sent to it (bit per signal). */
+	int		 code;		/* Exit code, or its signal. */
+	uint64_t	 sigs;		/* Signals sent to it, a bit each. */
 	bool		 daemon;
 	enum tt_op	 how;		/* OP_PDFORK, OP_PDRFORK, OP_RFSPAWN. */
 };
@@ -229,7 +229,7 @@ struct tthread {
 	pthread_t	 td;
 	_Atomic pid_t	 tid;
 	uint64_t	 rng;
-	uint64_t	 hrng;		/* The signal handler's, on this thread. */
+	uint64_t	 hrng;		/* This thread's signal handler's. */
 	unsigned int	 gen;		/* Of the slots it publishes. */
 	struct tchild	 ch[TT_NLIVE];
 	struct torphan	 orph[TT_NORPHAN];
