@@ -92,13 +92,14 @@ t_leak_begin(struct t_leak *l)
 }
 
 /*
- * Our children (from /proc), running ones and zombies alike: all, the
- * sentries of our guardians (children of their owner that stay while it
- * lives), or all the others.  Their pids go to pids, max at most; returns
- * how many were listed, or with pids NULL how many there are.
+ * The children of parent (from /proc), running ones and zombies alike:
+ * all, the sentries of its guardians (children of their owner that stay
+ * while it lives), or all the others.  Their pids go to pids, max at
+ * most; returns how many were listed, or with pids NULL how many there
+ * are.
  */
 int
-t_children(enum t_childkind which, pid_t *pids, int max)
+t_children_of(pid_t parent, enum t_childkind which, pid_t *pids, int max)
 {
 	char path[300], buf[512], *p;
 	struct dirent *de;
@@ -118,7 +119,7 @@ t_children(enum t_childkind which, pid_t *pids, int max)
 			continue;
 		if (fgets(buf, sizeof(buf), fp) != NULL &&
 		    (p = strrchr(buf, ')')) != NULL &&
-		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == getpid()) {
+		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == parent) {
 			sentry = strstr(buf, "(" T_SENTRY_COMM ")") != NULL;
 			if (which == T_CHILDREN_ALL ||
 			    sentry == (which == T_CHILDREN_SENTRIES)) {
@@ -131,6 +132,14 @@ t_children(enum t_childkind which, pid_t *pids, int max)
 	}
 	closedir(d);
 	return (n);
+}
+
+/* Our own children, as t_children_of() lists them. */
+int
+t_children(enum t_childkind which, pid_t *pids, int max)
+{
+
+	return (t_children_of(getpid(), which, pids, max));
 }
 
 /* Our children but the sentries of our guardians. */

@@ -69,6 +69,7 @@ ssize_t	t_recvfd(int s, void *buf, size_t len, int *fdp, int flags);
 int	t_guardian_sock(void);
 bool	t_is_pd(int fd);
 int	t_children(enum t_childkind which, pid_t *pids, int max);
+int	t_children_of(pid_t, enum t_childkind, pid_t *, int);
 int	t_nchildren(void);
 int	t_nsentries(void);
 int	t_reap(pid_t pid);
