@@ -31,6 +31,17 @@
 #define	T_TSAN_NO_HANDLERS	"TSan runs no signal handler in the child " \
 	"of a multi-threaded fork, fork()'s included (NOTES 2.9)"
 
+/*
+ * The seccomp_data.arch of this build's system calls (<linux/audit.h>),
+ * for the filters that fake an older kernel: a filter that checked
+ * another architecture's would let every call through.
+ */
+#if defined(__x86_64__)
+#define	T_AUDIT_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define	T_AUDIT_ARCH	AUDIT_ARCH_AARCH64
+#endif
+
 struct t_leak {
 	char	fds[4096];	/* Open fds at the start, as a string. */
 };
