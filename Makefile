@@ -4,6 +4,7 @@
 #   make demo          build and run examples/demo
 #   make check         build everything and run the Kyua suite
 #   make check-kernels the suite on Debian's 6.1 and 6.12 under QEMU too
+#   make check-kernels ARCH=arm64  the same for aarch64, cross-built
 #   make cross-aarch64 the library cross-built for aarch64 (no tests)
 #   make check-musl    built with musl, a static smoke test (tests/smoke.c)
 #   make torture       the torture test for SECONDS (60), SEED= to replay
@@ -84,6 +85,12 @@ TEST_PROGS=	$(patsubst %.c,%,$(wildcard tests/*_test.c)) \
 TEST_CFLAGS=	$(shell pkg-config --cflags atf-c 2>/dev/null)
 TEST_LIBS=	$(shell pkg-config --libs atf-c 2>/dev/null)
 
+# Where the ATF-C programs, their helper, the kernel probe and the demo
+# are written: in the tree, except for a cross build, which writes them
+# under its O so that the host's stay (cross-aarch64-tests).
+TESTS_O=	tests
+EXAMPLES_O=	examples
+
 all: $(SHLIB) $(O)/libprocdesc.so $(STLIB) $(GUARDIAN) $(PC)
 
 # Header dependencies come from the compiler (-MMD -MP), not by hand.
@@ -155,27 +162,31 @@ $(PC) $(PC_OVERLAY): $(O)/%.pc: %.pc.in Makefile $(CONFIG)
 # Tests link the build tree's shared library and find its guardian
 # through LIBPROCDESC_GUARDIAN, which testutil sets.
 T_DEFS=		-DT_GUARDIAN='"$(abspath $(GUARDIAN))"'
-tests/%_test: tests/%_test.c tests/testutil.c tests/testutil.h $(SHLIB) \
-    $(O)/libprocdesc.so $(GUARDIAN) $(CONFIG)
+$(TESTS_O)/%_test: tests/%_test.c tests/testutil.c tests/testutil.h \
+    $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN) $(CONFIG)
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(T_DEFS) -Icompat/include \
 	    $(TEST_CFLAGS) -o $@ $< tests/testutil.c -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
 
 # Run by kernel_test under seccomp: not a test program of its own.
-tests/nokernel_helper: tests/nokernel_helper.c $(SHLIB) $(O)/libprocdesc.so \
-    $(CONFIG)
+$(TESTS_O)/nokernel_helper: tests/nokernel_helper.c $(SHLIB) \
+    $(O)/libprocdesc.so $(CONFIG)
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
 
 # spawn_test includes <spawn.h> through the overlay, as ported code does.
-tests/spawn_test: tests/spawn_test.c tests/testutil.c tests/testutil.h \
+$(TESTS_O)/spawn_test: tests/spawn_test.c tests/testutil.c tests/testutil.h \
     include/procdesc-overlay/spawn.h $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN)
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iinclude/procdesc-overlay $(ALL_CFLAGS) $(T_DEFS) \
 	    -Icompat/include $(TEST_CFLAGS) -o $@ $< tests/testutil.c -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
 
-tests/capsicum_test: tests/capsicum_test.c compat/include/sys/capsicum.h \
-    compat/include/capsicum_helpers.h $(CONFIG)
+$(TESTS_O)/capsicum_test: tests/capsicum_test.c \
+    compat/include/sys/capsicum.h compat/include/capsicum_helpers.h $(CONFIG)
+	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE $(ALL_CFLAGS) -Icompat/include $(TEST_CFLAGS) \
 	    -o $@ $< $(TEST_LIBS)
 
@@ -207,12 +218,22 @@ torture: tests/torture
 tests: $(TEST_PROGS) tests/nokernel_helper tests/torture
 
 # The kernel matrix (tests/kernels/run): its feature probe, and the run.
-tests/kernels/probe: tests/kernels/probe.c compat/syscall.h \
+$(TESTS_O)/kernels/probe: tests/kernels/probe.c compat/syscall.h \
     compat/linux_pidfd.h $(CONFIG)
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $<
 
+# What tests/kernels/run boots with: the ATF-C programs (the atf-sh ones
+# test the install tree and the compilers, not the kernel), the helper
+# api_test runs, the probe and the demo.
+KERNEL_PROGS=	$(patsubst tests/%.c,$(TESTS_O)/%,$(wildcard tests/*_test.c)) \
+		$(TESTS_O)/nokernel_helper $(TESTS_O)/kernels/probe \
+		$(EXAMPLES_O)/demo
+kernel-progs: all $(KERNEL_PROGS)
+
+# ARCH (amd64 or arm64): the guests' architecture, the host's by default.
 check-kernels:
-	@bash tests/kernels/run
+	@ARCH='$(ARCH)' bash tests/kernels/run
 
 # The library and the guardian cross-built for aarch64, which has no fork
 # trap yet (lib/arch/arch.h): a check that other architectures build.
@@ -235,13 +256,30 @@ check-musl:
 	LIBPROCDESC_GUARDIAN=$(abspath $(O))/musl/procdesc-guardian \
 	    timeout 600 $(MUSL_SMOKE)
 
+# The same with what make check-kernels ARCH=arm64 boots (kernel-progs),
+# under $(O)/aarch64/tests and $(O)/aarch64/examples.  ATF-C comes from
+# ARM64_SYSROOT, Debian's arm64 packages extracted by tests/kernels/run:
+# libatf-c-1:arm64 cannot be installed next to the host's (it is not
+# Multi-Arch: same).
+cross-aarch64-tests:
+	@[ -n '$(ARM64_SYSROOT)' ] || \
+	    { echo 'ARM64_SYSROOT: not set (tests/kernels/run sets it)'; exit 1; }
+	@sh tools/deps.sh cross
+	@$(MAKE) --no-print-directory CC=aarch64-linux-gnu-gcc \
+	    O=$(O)/aarch64 TESTS_O=$(O)/aarch64/tests \
+	    EXAMPLES_O=$(O)/aarch64/examples WERROR=-Werror \
+	    TEST_CFLAGS='-I$(ARM64_SYSROOT)/usr/include' \
+	    TEST_LIBS='-L$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu -latf-c' \
+	    kernel-progs
+
 # Lint the man pages (run by make check).
 lint-man:
 	mandoc -Tlint -Wwarning man/pdfork.3 man/libprocdesc.7
 	mandoc -Tlint -Wwarning man/posix_spawnattr_setprocdescp_np.3
 
-examples/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN) \
-    $(CONFIG)
+$(EXAMPLES_O)/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so \
+    $(GUARDIAN) $(CONFIG)
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
 
@@ -332,6 +370,6 @@ clean: clean-extra
 -include examples/examples.mk
 clean-extra::
 
-.PHONY: all tests demo check check-kernels cross-aarch64 check-musl torture \
-	install uninstall clean clean-extra deps-build deps-check deps-deb deb \
-	lint-man FORCE
+.PHONY: all tests demo check check-kernels cross-aarch64 \
+	cross-aarch64-tests kernel-progs check-musl torture install uninstall \
+	clean clean-extra deps-build deps-check deps-deb deb lint-man FORCE

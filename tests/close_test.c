@@ -360,12 +360,6 @@ ATF_TC_BODY(close__closefrom_internal, tc)
 	ATF_CHECK_EQ(t_nchildren(), 0);
 }
 
-#if defined(__x86_64__)
-#define	T_AUDIT_ARCH	AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define	T_AUDIT_ARCH	AUDIT_ARCH_AARCH64
-#endif
-
 #ifdef T_AUDIT_ARCH
 /* close_range(2) fails with ENOSYS here and in children, as before 5.9. */
 static int

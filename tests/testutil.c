@@ -9,6 +9,7 @@
 #include <sys/procdesc.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "linux_pidfd.h"
 #include "testutil.h"
 
@@ -392,6 +394,25 @@ t_kernel_pidfs(void)
 
 	t_kernel_probe();
 	return (t_kern.pidfs);
+}
+
+/*
+ * Whether pdfork runs libc's fork() under its trap (lib/fork.c): the
+ * library has a trap for this architecture (lib/arch/arch.h) and the
+ * kernel has syscall user dispatch (5.11, and only where the architecture
+ * uses the generic entry code: not arm64 in 6.1 or 6.12).  Otherwise
+ * pdfork takes the raw clone3 fallback.
+ */
+bool
+t_fork_trap(void)
+{
+
+#if PROCDESC_ARCH_TRAP
+	return (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0,
+	    0) == 0);
+#else
+	return (false);
+#endif
 }
 
 /* fdinfo's "Pid:" line of a pidfd: -1 once the process is reaped. */

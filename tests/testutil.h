@@ -42,6 +42,30 @@ enum t_childkind {
 	T_CHILDREN_OTHERS,	/* All but those. */
 };
 
+/*
+ * The seccomp_data.arch of this build's system calls (<linux/audit.h>),
+ * for the filters that fake an older kernel: a filter that checked
+ * another architecture's would let every call through.
+ */
+#if defined(__x86_64__)
+#define	T_AUDIT_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define	T_AUDIT_ARCH	AUDIT_ARCH_AARCH64
+#endif
+
+/*
+ * Skip a case that tests what only pdfork's trap gives the child (NOTES
+ * 5): without it pdfork is a raw clone3, whose child may call
+ * async-signal-safe functions only, and no pthread_atfork handler runs.
+ */
+#define	T_SKIP_WITHOUT_TRAP()	do {					\
+	if (!t_fork_trap())						\
+		atf_tc_skip("no fork trap here (no syscall user "	\
+		    "dispatch in the kernel, as on arm64, or no trap in " \
+		    "lib/arch for this architecture): pdfork is the raw " \
+		    "clone3 fallback (NOTES 5)");			\
+} while (0)
+
 struct t_leak {
 	char	fds[4096];	/* Open fds at the start, as a string. */
 };
@@ -77,6 +101,7 @@ ino_t	t_peer_ino(ino_t ino);
 bool	t_kernel_pollhup(void);
 bool	t_kernel_exit_info(void);
 bool	t_kernel_pidfs(void);
+bool	t_fork_trap(void);
 bool	t_reaped_within(int fd, int ms);
 int	t_copy_ops(int fd, pid_t want);
 
