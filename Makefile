@@ -291,7 +291,8 @@ KERNELS_RESULTS= tests/kernels/results/$(or $(ARCH),$(shell uname -m)).txt
 kernels-results:
 	@mkdir -p $(dir $(KERNELS_RESULTS))
 	@{ echo "make kernels-results, $$(date -u '+%F %T UTC'), host" \
-	    "$$(uname -sr), $$(nproc) CPUs"; bash tests/kernels/run $(KERNELS); \
+	    "$$(uname -sr), $$(nproc) CPUs"; ARCH='$(ARCH)' bash tests/kernels/run \
+	    $(KERNELS); \
 	    } >$(KERNELS_RESULTS).new; rc=$$?; mv -f $(KERNELS_RESULTS).new \
 	    $(KERNELS_RESULTS); cat $(KERNELS_RESULTS); exit $$rc
 .PHONY: kernels-results
