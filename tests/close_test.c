@@ -16,13 +16,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-
 #include <atf-c.h>
 #include <dirent.h>
-#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -360,30 +355,6 @@ ATF_TC_BODY(close__closefrom_internal, tc)
 	ATF_CHECK_EQ(t_nchildren(), 0);
 }
 
-#ifdef T_AUDIT_ARCH
-/* close_range(2) fails with ENOSYS here and in children, as before 5.9. */
-static int
-refuse_close_range(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, T_AUDIT_ARCH, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_close_range, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
-		return (-1);
-	return (syscall(SYS_close_range, 3, 2, 0) == -1 && errno == ENOSYS ?
-	    0 : -1);
-}
-#endif
 
 /*
  * Without close_range (before Linux 5.9), a guardian's sentry still keeps
@@ -394,7 +365,6 @@ refuse_close_range(void)
 T_TC(close__sentry_without_close_range, "a guardian started without "
     "close_range holds no copy of its owner's descriptors")
 {
-#ifdef T_AUDIT_ARCH
 	int fd, gfd, st, w, ready[2];
 	ssize_t n;
 	pid_t y, g;
@@ -407,7 +377,7 @@ T_TC(close__sentry_without_close_range, "a guardian started without "
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		(void)close(ready[0]);
 		/* The first pdfork here starts this process's guardian. */
-		if (refuse_close_range() == -1)
+		if (t_refuse_syscall(SYS_close_range, T_ANY_ARG, ENOSYS) == -1)
 			_exit(100);
 		if ((g = pdfork(&gfd, 0)) == 0)
 			_exit(0);
@@ -433,9 +403,6 @@ T_TC(close__sentry_without_close_range, "a guardian started without "
 	ATF_CHECK_MSG(n == 1, "the other process failed: status %#x", st);
 	ATF_REQUIRE(close(ready[0]) == 0);
 	t_kill_wait(w);
-#else
-	atf_tc_skip("no seccomp architecture constant for this one");
-#endif
 }
 
 ATF_TP_ADD_TCS(tp)

@@ -19,10 +19,6 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-
 #include <atf-c.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +26,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -497,24 +492,9 @@ T_TC(errno__kept_on_success, "pdfork does not change errno on success")
 static void
 refuse_dispatch(void)
 {
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, T_AUDIT_ARCH, 0, 5),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-		    PR_SET_SYSCALL_USER_DISPATCH, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
-	ATF_REQUIRE(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
-	ATF_REQUIRE(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
+	ATF_REQUIRE(t_refuse_syscall(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH,
+	    EINVAL) == 0);
 	ATF_REQUIRE_ERRNO(EINVAL, prctl(PR_SET_SYSCALL_USER_DISPATCH, 0, 0,
 	    0, 0) == -1);
 }

@@ -142,8 +142,7 @@ T_TC(pdfork__child_fd_unused, "the parent's fd number is free in the child")
 	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
 	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "fd %d is open in the child", fd);
-	ATF_REQUIRE(close(p[0]) == 0);
-	ATF_REQUIRE(close(p[1]) == 0);
+	t_close_pipe(p);
 	ATF_REQUIRE(close(fd) == 0);
 }
 
@@ -320,16 +319,8 @@ T_TC(poll__hup_at_exit, "poll: POLLHUP after exit, nothing before")
 {
 	struct pollfd pfd;
 	int fd, p[2];
-	pid_t pid;
-	char c;
 
-	ATF_REQUIRE(pipe(p) == 0);
-	pid = pdfork(&fd, 0);
-	ATF_REQUIRE(pid >= 0);
-	if (pid == 0) {
-		(void)read(p[0], &c, 1);
-		_exit(0);
-	}
+	(void)t_pdfork_on_byte(&fd, p, 0);
 	pfd.fd = fd;
 	pfd.events = POLLIN | POLLHUP;
 	ATF_CHECK_EQ(poll(&pfd, 1, 0), 0);
@@ -341,8 +332,7 @@ T_TC(poll__hup_at_exit, "poll: POLLHUP after exit, nothing before")
 	pfd.events = POLLIN;
 	ATF_REQUIRE_EQ(poll(&pfd, 1, 0), 1);
 	ATF_CHECK((pfd.revents & (POLLIN | POLLHUP)) == (POLLIN | POLLHUP));
-	ATF_REQUIRE(close(p[0]) == 0);
-	ATF_REQUIRE(close(p[1]) == 0);
+	t_close_pipe(p);
 	ATF_REQUIRE(close(fd) == 0);
 }
 
@@ -352,16 +342,8 @@ T_TC(select__exit, "select: readable after exit, not before")
 	struct timeval tv;
 	fd_set rfds;
 	int fd, p[2];
-	pid_t pid;
-	char c;
 
-	ATF_REQUIRE(pipe(p) == 0);
-	pid = pdfork(&fd, 0);
-	ATF_REQUIRE(pid >= 0);
-	if (pid == 0) {
-		(void)read(p[0], &c, 1);
-		_exit(0);
-	}
+	(void)t_pdfork_on_byte(&fd, p, 0);
 	FD_ZERO(&rfds);
 	FD_SET(fd, &rfds);
 	memset(&tv, 0, sizeof(tv));
@@ -372,8 +354,7 @@ T_TC(select__exit, "select: readable after exit, not before")
 	ATF_REQUIRE_EQ(select(fd + 1, &rfds, NULL, NULL, NULL), 1);
 	ATF_CHECK(FD_ISSET(fd, &rfds));
 	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
-	ATF_REQUIRE(close(p[0]) == 0);
-	ATF_REQUIRE(close(p[1]) == 0);
+	t_close_pipe(p);
 	ATF_REQUIRE(close(fd) == 0);
 }
 

@@ -16,8 +16,11 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/seccomp.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 
@@ -25,6 +28,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +416,48 @@ t_fork_trap(void)
 	    0) == 0);
 #else
 	return (false);
+#endif
+}
+
+/*
+ * Make system call nr fail with err in this thread and the children it
+ * makes from now on, as a kernel without it would: a seccomp filter.
+ * With arg0 other than T_ANY_ARG, only the calls whose first argument is
+ * arg0 (a prctl option).  0, or -1 with errno (ENOSYS: no seccomp
+ * architecture constant for this build).
+ */
+int
+t_refuse_syscall(int nr, long arg0, int err)
+{
+#ifdef T_AUDIT_ARCH
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, T_AUDIT_ARCH, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args[0])),
+		arg0 == T_ANY_ARG ? (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA,
+		    0, 0, 0) : (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+		    BPF_K, (unsigned int)arg0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
+		    ((unsigned int)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
+		return (-1);
+	return (0);
+#else
+	(void)nr;
+	(void)arg0;
+	(void)err;
+	errno = ENOSYS;
+	return (-1);
 #endif
 }
 

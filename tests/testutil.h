@@ -47,6 +47,8 @@ enum t_childkind {
  * for the filters that fake an older kernel: a filter that checked
  * another architecture's would let every call through.
  */
+#define	T_ANY_ARG	(-1L)	/* t_refuse_syscall(): any first argument. */
+
 #if defined(__x86_64__)
 #define	T_AUDIT_ARCH	AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
@@ -102,6 +104,7 @@ bool	t_kernel_pollhup(void);
 bool	t_kernel_exit_info(void);
 bool	t_kernel_pidfs(void);
 bool	t_fork_trap(void);
+int	t_refuse_syscall(int, long, int);
 bool	t_reaped_within(int fd, int ms);
 int	t_copy_ops(int fd, pid_t want);
 
