@@ -7,11 +7,12 @@
 /*
  * The fork machinery.  A raw clone3() would leave glibc's malloc, stdio and
  * thread state broken in the child of a multi-threaded parent, and would not
- * run pthread_atfork handlers (NOTES 2.1).  So pdfork runs glibc's own
- * fork() and intercepts the one clone system call it makes, using syscall
- * user dispatch (Linux 5.11): for the duration of the call, every system
- * call of this thread outside the handler's signal restorer raises SIGSYS.
- * The handler issues clone3 with glibc's flags plus CLONE_PIDFD and exit
+ * run pthread_atfork handlers (NOTES 2.1).  So pdfork runs the C library's
+ * own fork() and intercepts the one system call that makes the child
+ * (glibc's clone, musl's fork: NOTES 9.3), using syscall user dispatch
+ * (Linux 5.11): for the duration of the call, every system call of this
+ * thread outside the handler's signal restorer raises SIGSYS.  The
+ * handler issues clone3 with the same flags plus CLONE_PIDFD and exit
  * signal 0 instead of SIGCHLD, and passes every other call through.  The
  * child then sends no SIGCHLD and is invisible to wait(2).  Still inside
  * the trap, before any pthread_atfork handler, the new child registers
