@@ -99,52 +99,12 @@ main(void)
 EOF
 }
 
-# A user's program that needs its guardian for all it does: a child's
-# exit status through pdwait, then a child killed by the close of its
-# descriptor (the child's end of a pipe closes when it dies).  Prints
-# "42 killed".
+# A user's program that needs its guardian for all it does
+# (tests/guardian_prog.c), into the case's directory.  Prints "42 killed".
 t_write_guardian_prog()
 {
 
-	cat >prog.c <<'EOF'
-#include <sys/procdesc.h>
-#include <sys/wait.h>
-#include <err.h>
-#include <stdio.h>
-#include <unistd.h>
-
-int
-main(void)
-{
-	char c;
-	int fd, p[2], status;
-	pid_t pid;
-
-	if ((pid = pdfork(&fd, 0)) == -1)
-		err(1, "pdfork");
-	if (pid == 0)
-		_exit(42);
-	if (pdwait(fd, &status, WEXITED, NULL, NULL) == -1)
-		err(1, "pdwait");
-	(void)close(fd);
-	if (pipe(p) == -1)
-		err(1, "pipe");
-	if ((pid = pdfork(&fd, 0)) == -1)
-		err(1, "pdfork");
-	if (pid == 0) {
-		(void)close(p[0]);
-		for (;;)
-			pause();
-	}
-	(void)close(p[1]);
-	(void)close(fd);
-	(void)alarm(10);
-	if (read(p[0], &c, 1) != 0)
-		errx(1, "the child outlived its descriptor");
-	printf("%d killed\n", WEXITSTATUS(status));
-	return (0);
-}
-EOF
+	cp "$(t_top)/tests/guardian_prog.c" prog.c
 }
 
 # Runs a program through env(1) with the arguments given, but never with

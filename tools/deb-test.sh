@@ -22,46 +22,7 @@ pkgs="libprocdesc0 libprocdesc-dev libprocdesc0-dbgsym"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-cat >"$tmp/prog.c" <<'EOF'
-#include <sys/procdesc.h>
-#include <sys/wait.h>
-#include <err.h>
-#include <stdio.h>
-#include <unistd.h>
-
-/* An exit status through pdwait, then a child killed by close. */
-int
-main(void)
-{
-	char c;
-	int fd, p[2], status;
-	pid_t pid;
-
-	if ((pid = pdfork(&fd, 0)) == -1)
-		err(1, "pdfork");
-	if (pid == 0)
-		_exit(42);
-	if (pdwait(fd, &status, WEXITED, NULL, NULL) == -1)
-		err(1, "pdwait");
-	(void)close(fd);
-	if (pipe(p) == -1)
-		err(1, "pipe");
-	if ((pid = pdfork(&fd, 0)) == -1)
-		err(1, "pdfork");
-	if (pid == 0) {
-		(void)close(p[0]);
-		for (;;)
-			pause();
-	}
-	(void)close(p[1]);
-	(void)close(fd);
-	(void)alarm(10);
-	if (read(p[0], &c, 1) != 0)
-		errx(1, "the child outlived its descriptor");
-	printf("%d killed\n", WEXITSTATUS(status));
-	return (0);
-}
-EOF
+cp tests/guardian_prog.c "$tmp/prog.c"
 
 # Runs "$@" with no guardian override; it must print "42 killed".
 run_prog()
