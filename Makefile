@@ -58,8 +58,10 @@ LIB_MAPS+=	lib/libprocdesc-debug.map
 endif
 
 O=		obj
-LIB_SRCS=	lib/procdesc.c lib/registry.c lib/reaper.c \
-		lib/guardian_client.c lib/descriptor.c lib/fork.c lib/kernel.c \
+LIB_SRCS=	lib/procdesc.c lib/create.c lib/wait.c lib/child.c \
+		lib/registry.c lib/hash.c lib/lock.c lib/reaper.c \
+		lib/guardian_client.c lib/guardian_table.c lib/guardian_start.c \
+		lib/desc.c lib/pidfd.c lib/fork.c lib/atfork.c lib/kernel.c \
 		lib/spawn.c
 LIB_OBJS=	$(LIB_SRCS:lib/%.c=$(O)/pic/%.o)
 LIB_AOBJS=	$(LIB_SRCS:lib/%.c=$(O)/static/%.o)
@@ -69,7 +71,7 @@ STLIB=		$(O)/libprocdesc.a
 GUARDIAN=	$(O)/procdesc-guardian
 GUARDIAN_PATH=	$(LIBEXECDIR)/procdesc-guardian
 # The shared library looks for the guardian first at LIBEXECDIR as seen
-# from LIBDIR, from wherever it was loaded (lib/guardian_client.c), then at
+# from LIBDIR, from wherever it was loaded (lib/guardian_start.c), then at
 # GUARDIAN_PATH.
 GUARDIAN_RELDIR:= $(shell realpath -m -s --relative-to='$(LIBDIR)' \
 		    '$(LIBEXECDIR)' 2>/dev/null)
@@ -132,8 +134,9 @@ $(STLIB): $(LIB_AOBJS)
 	rm -f $@
 	ar rcs $@ $(LIB_AOBJS)
 
-# The guardian program shares descriptor.c with the library.
-GUARDIAN_OBJS=	$(O)/guardian/guardian.o $(O)/guardian/descriptor.o
+# The guardian program shares pidfd.c and hash.c with the library.
+GUARDIAN_OBJS=	$(O)/guardian/guardian.o $(O)/guardian/guard.o \
+		$(O)/guardian/query.o $(O)/guardian/pidfd.o $(O)/guardian/hash.o
 $(O)/guardian/%.o: lib/guardian/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<

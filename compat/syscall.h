@@ -14,6 +14,7 @@
 #define	_PROCDESC_SYSCALL_H_
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 
@@ -179,8 +180,8 @@ sys_syscall6(long _nr, long _a, long _b, long _c, long _d, long _e, long _f)
 
 /*
  * The calls a new child makes before any code of the application runs
- * (procdesc_child_register()): raw, so that nothing a sanitizer intercepts
- * runs inside glibc's fork.
+ * (the close-kill mechanism's child hook): raw, so that nothing a
+ * sanitizer intercepts runs inside glibc's fork.
  */
 static PROCDESC_TRAP_INLINE pid_t
 sys_getpid(void)
@@ -260,6 +261,100 @@ sys_setresgid(gid_t _r, gid_t _e, gid_t _s)
 {
 
 	return ((int)syscall(SYS_setresgid, _r, _e, _s));
+}
+
+/* execveat(2): Linux 3.19; async-signal-safe, for a raw clone's child. */
+static inline int
+sys_execveat(int _fd, const char *_path, char *const _argv[],
+    char *const _envp[], int _flags)
+{
+
+	return ((int)syscall(SYS_execveat, _fd, _path, _argv, _envp, _flags));
+}
+
+/*
+ * The reaper thread's calls (lib/reaper.c): it has a descriptor table of
+ * its own, whose numbers mean other files than the application's, so it
+ * makes them raw, past any wrapper that tracks descriptors by number (a
+ * thread sanitizer's).
+ */
+
+/* unshare(2): Linux 2.6.16. */
+static inline int
+sys_unshare(int _flags)
+{
+
+	return ((int)syscall(SYS_unshare, _flags));
+}
+
+/* tgkill(2): Linux 2.5.75. */
+static inline int
+sys_tgkill(pid_t _tgid, pid_t _tid, int _sig)
+{
+
+	return ((int)syscall(SYS_tgkill, _tgid, _tid, _sig));
+}
+
+/* gettid(2): Linux 2.4.11. */
+static inline pid_t
+sys_gettid(void)
+{
+
+	return ((pid_t)syscall(SYS_gettid));
+}
+
+/* epoll_create1(2): Linux 2.6.27. */
+static inline int
+sys_epoll_create1(int _flags)
+{
+
+	return ((int)syscall(SYS_epoll_create1, _flags));
+}
+
+/* epoll_ctl(2): Linux 2.6. */
+static inline int
+sys_epoll_ctl(int _ep, int _op, int _fd, void *_ev)
+{
+
+	return ((int)syscall(SYS_epoll_ctl, _ep, _op, _fd, _ev));
+}
+
+/* epoll_pwait(2), no signal mask: Linux 2.6.19. */
+static inline int
+sys_epoll_wait(int _ep, void *_evs, int _n, int _ms)
+{
+
+	return ((int)syscall(SYS_epoll_pwait, _ep, _evs, _n, _ms, NULL, 0));
+}
+
+/* signalfd4(2): Linux 2.6.27; the kernel's 64-bit mask. */
+static inline int
+sys_signalfd(const uint64_t *_mask, int _flags)
+{
+
+	return ((int)syscall(SYS_signalfd4, -1, _mask, sizeof(*_mask),
+	    _flags));
+}
+
+static inline ssize_t
+sys_recvmsg(int _fd, struct msghdr *_mh, int _flags)
+{
+
+	return ((ssize_t)syscall(SYS_recvmsg, _fd, _mh, _flags));
+}
+
+static inline ssize_t
+sys_sendto(int _fd, const void *_buf, size_t _len, int _flags)
+{
+
+	return ((ssize_t)syscall(SYS_sendto, _fd, _buf, _len, _flags, NULL, 0));
+}
+
+static inline int
+sys_fstat(int _fd, struct stat *_st)
+{
+
+	return ((int)syscall(SYS_fstat, _fd, _st));
 }
 
 #endif /* !_PROCDESC_SYSCALL_H_ */

@@ -15,8 +15,8 @@
  * handler issues clone3 with the same flags plus CLONE_PIDFD and exit
  * signal 0 instead of SIGCHLD, and passes every other call through.  The
  * child then sends no SIGCHLD and is invisible to wait(2).  Still inside
- * the trap, before any pthread_atfork handler, the new child registers
- * itself with its guardian (procdesc_child_register()).
+ * the trap, before any pthread_atfork handler, the new child runs the hook
+ * it was given: the close-kill mechanism's registration (closekill.h).
  *
  * Where the dispatch cannot be switched on (no kernel support, seccomp),
  * the fallback is a raw clone3: the child may then call async-signal-safe
@@ -27,8 +27,8 @@
  * action is process-wide; the trap acts only on the thread that set
  * fk_active; the dispatch is off again before pdfork returns, in the
  * parent and in the child; the forking thread unlocks in the child what
- * it locked for the fork; an RFSPAWN parent holds no lock while it waits
- * for its child.
+ * it locked for the fork (atfork.c); an RFSPAWN parent holds no lock
+ * while it waits for its child.
  */
 
 #include <sys/prctl.h>
@@ -42,7 +42,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "procdesc_impl.h"
+#include "atfork.h"
+#include "fork.h"
+#include "lock.h"
 #include "syscall.h"
 #include "arch/arch.h"
 
@@ -69,13 +71,13 @@ static pthread_mutex_t procdesc_fork_mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t fk_once = PTHREAD_ONCE_INIT;
 static _Atomic int fk_nosud;		/* Dispatch known not to work. */
 static PROCDESC_TLS bool fk_inside;	/* This thread is in pdfork. */
-static PROCDESC_TLS bool fk_took;	/* fk_prepare() locked the mtx. */
 #if PROCDESC_ARCH_TRAP
 static struct procdesc_ksigaction fk_oldsys; /* (fork_mtx) The app's. */
 static PROCDESC_TLS volatile char fk_selector;
 static PROCDESC_TLS bool fk_active;	/* This thread is in the trap. */
 static PROCDESC_TLS int fk_pidfd;	/* The trap's clone3 pidfd. */
-static PROCDESC_TLS const struct procdesc_childreq *fk_cr; /* Child's. */
+static PROCDESC_TLS procdesc_fork_hook_t *fk_hook; /* The child's hook, */
+static PROCDESC_TLS const struct procdesc_ck_req *fk_cr; /* and its arg. */
 #endif
 static pid_t (*fk_fork)(void);		/* libc's own fork(). */
 
@@ -204,35 +206,9 @@ fk_sigsys(int sig, siginfo_t *si, void *uctx)
 	if (!child)
 		fk_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
 	else
-		procdesc_child_register(fk_cr);	/* Before any atfork handler. */
+		fk_hook(fk_cr);		/* Before any atfork handler. */
 }
 #endif /* PROCDESC_ARCH_TRAP */
-
-/*
- * pthread_atfork handlers: keep the registry consistent across fork.  The
- * child's only thread is the one that locked procdesc_mtx in the parent:
- * it fixes the copy and unlocks it, as glibc does with its own locks, so
- * that no other thread's state shows through (a thread sanitizer sees a
- * lock and its unlock by one thread).  A fork() from a signal handler
- * that interrupted this thread inside the library, holding the lock,
- * leaves it alone: waiting for it would never end, and the copy forgets
- * what it guards anyway.
- */
-static void
-fk_prepare(void)
-{
-
-	if ((fk_took = !procdesc_locked()))
-		procdesc_lock();
-}
-
-static void
-fk_parent(void)
-{
-
-	if (fk_took)
-		procdesc_unlock();
-}
 
 /*
  * The child of the application's own fork(), made while another thread
@@ -241,12 +217,16 @@ fk_parent(void)
  * procdesc_fork_mtx (a pdfork holds it while its fork takes libc's atfork
  * lock: the opposite order), so the child, alone now, remakes it.  The
  * application's SIGSYS action is in fk_oldsys whenever ours is installed.
+ * Called by every fork's child handler (atfork.c); nothing to do in the
+ * child of a pdfork, whose own thread unlocks what it locked.
  */
-static void
-fk_foreign_child(void)
+void
+procdesc_fork_atfork_child(void)
 {
 	struct procdesc_ksigaction cur;
 
+	if (fk_inside)
+		return;
 	pthread_mutex_init(&procdesc_fork_mtx, NULL);
 #if PROCDESC_ARCH_TRAP
 	if (sys_rt_sigaction(SIGSYS, NULL, &cur) == 0 &&
@@ -255,29 +235,6 @@ fk_foreign_child(void)
 #else
 	(void)cur;
 #endif
-}
-
-static void
-fk_child(void)
-{
-
-	procdesc_registry_child();
-	procdesc_reaper_child();
-	procdesc_guardian_child();
-	if (!fk_inside)
-		fk_foreign_child();
-	procdesc_lock_child(fk_took);
-}
-
-/*
- * The fork handlers, registered when the library is loaded: before any
- * lock of ours can be held, so that no fork ever copies one held.
- */
-static void __attribute__((constructor))
-fk_register(void)
-{
-
-	(void)pthread_atfork(fk_prepare, fk_parent, fk_child);
 }
 
 /*
@@ -375,20 +332,23 @@ fk_raw_clone(uint64_t flags, pid_t *pidp, int *pidfdp)
 	return (0);
 }
 
-/* The fallback: a raw clone3, with our own state fixed in the child. */
+/*
+ * The fallback: a raw clone3, with the fork handlers of our own state run
+ * by hand (atfork.c), since no fork(3) runs them.
+ */
 static int
-fk_raw_fork(const struct procdesc_childreq *cr, pid_t *pidp, int *pidfdp)
+fk_raw_fork(procdesc_fork_hook_t *hook, const struct procdesc_ck_req *cr,
+    pid_t *pidp, int *pidfdp)
 {
 	int error;
 
-	fk_prepare();
+	procdesc_atfork_prepare();
 	error = fk_raw_clone(0, pidp, pidfdp);
 	if (error == 0 && *pidp == 0) {
-		procdesc_child_register(cr);
-		fk_child();
-	}
-	else
-		fk_parent();
+		hook(cr);
+		procdesc_atfork_child();
+	} else
+		procdesc_atfork_parent();
 	return (error);
 }
 
@@ -398,8 +358,8 @@ fk_raw_fork(const struct procdesc_childreq *cr, pid_t *pidp, int *pidfdp)
  * blocked throughout, so that no handler runs with the dispatch on.
  */
 int
-procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
-    int *pidfdp)
+procdesc_fork_clone(procdesc_fork_hook_t *hook,
+    const struct procdesc_ck_req *cr, pid_t *pidp, int *pidfdp)
 {
 	sigset_t all, old;
 	int error;
@@ -412,6 +372,7 @@ procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
 	pthread_mutex_lock(&procdesc_fork_mtx);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 #if PROCDESC_ARCH_TRAP
+	fk_hook = hook;
 	fk_cr = cr;
 #endif
 	error = ENOSYS;
@@ -421,7 +382,7 @@ procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
 			atomic_store(&fk_nosud, 1);
 	}
 	if (error == ENOSYS)
-		error = fk_raw_fork(cr, pidp, pidfdp);
+		error = fk_raw_fork(hook, cr, pidp, pidfdp);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* In the parent and in the child: this thread locked it. */
 	pthread_mutex_unlock(&procdesc_fork_mtx);
@@ -442,8 +403,8 @@ procdesc_fork_clone(const struct procdesc_childreq *cr, pid_t *pidp,
  * it.
  */
 int
-procdesc_fork_spawn(const struct procdesc_childreq *cr, pid_t *pidp,
-    int *pidfdp)
+procdesc_fork_spawn(procdesc_fork_hook_t *hook,
+    const struct procdesc_ck_req *cr, pid_t *pidp, int *pidfdp)
 {
 	struct sigaction sa;
 	sigset_t all, old;
@@ -453,7 +414,7 @@ procdesc_fork_spawn(const struct procdesc_childreq *cr, pid_t *pidp,
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	error = fk_raw_clone(CLONE_VFORK, pidp, pidfdp);
 	if (error == 0 && *pidp == 0) {
-		procdesc_child_register(cr);
+		hook(cr);
 		for (sig = 1; sig < NSIG; sig++) {
 			if (sigaction(sig, NULL, &sa) == 0 &&
 			    sa.sa_handler != SIG_DFL &&

@@ -22,7 +22,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "procdesc_impl.h"
+#include "kernel.h"
 #include "syscall.h"
 
 /* -1 until probed; then 0 or ENOSYS.  Racing probes find the same. */

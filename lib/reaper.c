@@ -5,208 +5,381 @@
  */
 
 /*
- * The reaper: the library's only thread in the owner.  It reaps every
- * pdfork child as soon as it exits, so that no zombie is left, and asks
- * the child's guardian to put the status on the descriptor (PG_EXITED):
- * that raises POLLHUP there, for every holder.
+ * The reaper: the library's only thread in the owner.  It sees every
+ * pdfork child exit, records the exit (child.c) and tells the child's
+ * guardian (PG_STATUS), which hands it to the descriptor's other holders;
+ * it hears from each guardian when the last copy of a descriptor goes
+ * (PG_CLOSED), so that the child is reaped then and not before (its pid
+ * stays reserved meanwhile); and it fails a dead guardian's children
+ * closed.
  *
- * It holds no descriptor, so an application that closes every descriptor
- * (closefrom(3)) cannot blind it: it sleeps in waitid(P_ALL, __WALL |
- * WNOWAIT), which reports any child's exit without reaping it, and reaps
- * the ones that are ours.  (__WCLONE alone would miss children that
- * exec'd: exec resets the exit signal to SIGCHLD.)  Our guardians are our
- * children too: when one dies, every child it guarded is killed (fail
- * closed), since nobody would see its last close any more.  A child that
- * is not ours stays for its owner to reap; while such a zombie waits,
- * waitid would report it again at once, so the thread then checks each of
- * our children itself and sleeps until pdfork kicks it, or for
- * PROCDESC_RECHECK_NS.  With no child at all it sleeps until pdfork kicks
- * it.
+ * It works from a descriptor table of its own (unshare(CLONE_FILES) when
+ * it starts), so that an application that closes every descriptor
+ * (closefrom(3)) or reuses their numbers cannot blind it, and its
+ * descriptors count against nobody's: a pidfd of each child until its exit
+ * is recorded, a copy of each guardian's control socket, a pidfd of each
+ * guardian's sentry, and a signalfd.  The other threads hand it work
+ * through rp_work, under procdesc_mtx, and a thread-directed SIGURG, which
+ * it keeps blocked and reads from the signalfd: so no descriptor of the
+ * application's table is needed to wake it, and no handler is installed.
+ * It makes its system calls raw (compat/syscall.h), since its descriptor
+ * numbers mean other files than everybody else's.
+ *
+ * Invariants: rp_tid is the thread's while it runs in this process, 0
+ * before; every request queued before the thread reads rp_work is seen by
+ * it, and every request after comes with a kick.
  */
 
-#include <sys/wait.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
-#include "procdesc_impl.h"
+#include "child.h"
+#include "closekill.h"
+#include "lock.h"
+#include "reaper.h"
 #include "syscall.h"
 
 /*
- * The thread's stack: its deepest call (a reap that reads /proc/PID/stat
- * for a stalled guardian) needs a few KiB, and glibc's default would
- * reserve 8 MiB of address space per owner for nothing.
+ * The thread's stack: its deepest call (a recorded exit that reads
+ * /proc/PID/stat for a stalled guardian) needs a few KiB, and glibc's
+ * default would reserve 8 MiB of address space per owner for nothing.
  */
 #define	RP_STACK	(64 * 1024)
 
+/* The signal that wakes the thread: thread-directed, blocked, read. */
+#define	RP_KICK		SIGURG
+
+/* Events per epoll_wait: the rest come with the next call. */
+#define	RP_EVENTS	32
+
+/* What an event is about: epoll data, kind << 56 | fd << 32 | value. */
+#define	RP_KIND_KICK	1ULL		/* The signalfd. */
+#define	RP_KIND_CHILD	2ULL		/* A child's pidfd; value: pid. */
+#define	RP_KIND_CTL	3ULL		/* A guardian's socket; slot. */
+#define	RP_KIND_SENTRY	4ULL		/* A sentry's pidfd; slot. */
+#define	RP_DATA(k, fd, v) ((k) << 56 | (uint64_t)(uint32_t)(fd) << 32 | \
+			    (uint64_t)(uint32_t)(v))
+#define	RP_DATA_KIND(d)	((d) >> 56)
+#define	RP_DATA_FD(d)	((int)(((d) >> 32) & 0xffffff))
+#define	RP_DATA_VAL(d)	((int)(uint32_t)(d))
+
+/* Work for the thread. */
+struct rp_work {
+	struct rp_work	*rw_next;
+	int		 rw_kind;	/* RP_KIND_CHILD or RP_KIND_CTL. */
+	int		 rw_val;	/* The pid, or the guardian's slot. */
+};
+
 static bool rp_running;			/* (l) The thread exists. */
-static unsigned long rp_gen;		/* (l) Bumped by every kick. */
-static pthread_cond_t rp_cv;		/* (l) A kick; monotonic. */
-
-/* Before the thread can wait on it. */
-static void __attribute__((constructor))
-rp_init(void)
-{
-
-	procdesc_cond_init(&rp_cv);
-}
+static pid_t rp_tid;			/* (l) It, once it reads rp_work. */
+static struct rp_work *rp_work;		/* (l) Its queue. */
 
 /*
- * A zombie that is not in the registry: one of ours not yet registered
- * (procdesc.c kicks us when it is) or the application's, which it
- * will reap.  Wait for a kick, at most PROCDESC_RECHECK_NS, then look
- * again; mtx held.
+ * The thread's own, in its own descriptor table (or, if it could not have
+ * one, in the application's: rp_private false): (r) reaper only.
  */
+static bool rp_private;			/* (r) */
+static int rp_ep = -1;			/* (r) */
+static int rp_self = -1;		/* (r) A pidfd of our process. */
+static int *rp_ctl;			/* (r) Guardians' sockets, by slot. */
+static int rp_nctl;			/* (r) */
+
+/* Wake the thread; mtx held. */
 static void
-rp_wait_kick(unsigned long gen)
+rp_kick(void)
 {
-	struct timespec ts;
 
 	PROCDESC_ASSERT_LOCKED();
-	procdesc_recheck_deadline(&ts);
-	while (rp_gen == gen)
-		if (pthread_cond_timedwait(&rp_cv, &procdesc_mtx,
-		    &ts) == ETIMEDOUT)
-			break;
+	if (rp_tid != 0)
+		(void)sys_tgkill(getpid(), rp_tid, RP_KICK);
 }
 
-/*
- * Reap pd, whose exit waitid(WNOWAIT) reported in *si, and have its
- * guardian record it; mtx held.  A guardian that cannot be told (dead, or
- * its socket full) takes no new child, and is killed if it is stopped,
- * which fails its children closed; the status then stays here for the
- * owner's pdwait.
- */
+/* Queue work for the thread; silently dropped if out of memory. */
 static void
-rp_reap(struct procdesc *pd, siginfo_t *si)
+rp_queue(int kind, int val)
 {
-	struct rusage ru;
-	siginfo_t si2;
+	struct rp_work *w;
 
-	PROCDESC_ASSERT_LOCKED();
-	memset(&ru, 0, sizeof(ru));
-	memset(&si2, 0, sizeof(si2));
-	if (sys_waitid(P_PID, pd->pd_pid, &si2, WEXITED | WNOHANG | __WALL,
-	    &ru) == 0 && si2.si_pid == pd->pd_pid)
-		*si = si2;
-	/* Else somebody reaped it behind our back: keep what WNOWAIT saw. */
-	if (!pd->pd_lost && procdesc_guardian_exited(pd->pd_guardian, pd, si,
-	    &ru) != 0) {
-		procdesc_guardian_stalled(pd->pd_guardian);
-		pd->pd_lost = true;
-	}
-	pd->pd_si = *si;
-	pd->pd_ru = ru;
-	pd->pd_reaped = true;
-	if (!pd->pd_lost) {
-		procdesc_guardian_hold(pd->pd_guardian, -1);
-		procdesc_linger(pd, procdesc_now());
-	}
-	pthread_cond_broadcast(&procdesc_reap_cv);
-}
-
-/* A child of dead guardian *arg: kill it, nobody guards it; mtx held. */
-static void
-rp_orphan(struct procdesc *pd, void *arg)
-{
-
-	PROCDESC_ASSERT_LOCKED();
-	if (pd->pd_guardian != *(int *)arg || pd->pd_reaped)
+	if ((w = malloc(sizeof(*w))) == NULL)
 		return;
-	pd->pd_lost = true;
-	/* Unreaped, and only we reap it: the pid is still its own. */
-	(void)kill(pd->pd_pid, SIGKILL);
+	w->rw_kind = kind;
+	w->rw_val = val;
+	procdesc_lock();
+	w->rw_next = rp_work;
+	rp_work = w;
+	rp_kick();
+	procdesc_unlock();
+}
+
+/* A new child, adopted: watch its exit. */
+void
+procdesc_reaper_watch_child(pid_t pid)
+{
+
+	rp_queue((int)RP_KIND_CHILD, pid);
+}
+
+/* A new guardian in slot: hear from it, and see it die. */
+void
+procdesc_reaper_watch_guardian(int slot)
+{
+
+	rp_queue((int)RP_KIND_CTL, slot);
+}
+
+static int
+rp_watch(int fd, uint64_t data)
+{
+	struct epoll_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = data;
+	return (sys_epoll_ctl(rp_ep, EPOLL_CTL_ADD, fd, &ev));
+}
+
+/* Stop watching fd, and close it unless it is the application's. */
+static void
+rp_unwatch(int fd, bool ours)
+{
+
+	(void)sys_epoll_ctl(rp_ep, EPOLL_CTL_DEL, fd, NULL);
+	if (ours)
+		(void)sys_close(fd);
 }
 
 /*
- * Reap guardian idx, which exited, and fail its children closed; mtx
- * held, so that no registration picks it meanwhile.
+ * A child to watch: a pidfd of it, made here.  Only we reap it, so its pid
+ * is its own until then; if it is gone already, the exit is recorded now.
  */
 static void
-rp_guardian(int idx, pid_t pid)
+rp_add_child(pid_t pid)
 {
-	siginfo_t si;
+	int fd;
 
-	PROCDESC_ASSERT_LOCKED();
-	memset(&si, 0, sizeof(si));
-	(void)sys_waitid(P_PID, pid, &si, WEXITED | WNOHANG | __WALL, NULL);
-	procdesc_guardian_died(idx);
-	procdesc_foreach(rp_orphan, &idx);
+	if ((fd = sys_pidfd_open(pid, 0)) == -1 ||
+	    rp_watch(fd, RP_DATA(RP_KIND_CHILD, fd, pid)) == -1) {
+		if (fd != -1)
+			(void)sys_close(fd);
+		/* XXX: with no pidfd, its exit is seen by pdwait alone. */
+	}
 }
 
 /*
- * Reap pd if it is a child of ours that has exited; mtx held.  Also for
- * the owner's pdwait, woken by the exit before this thread.
+ * A guardian to hear from: our copy of its control socket, taken from the
+ * application's table (pidfd_getfd(2) on our own process, Linux 5.6) and
+ * checked to be the socket we made; and a pidfd of its sentry.
  */
-bool
-procdesc_reaper_reap(struct procdesc *pd)
+static void
+rp_add_guardian(int slot)
 {
-	siginfo_t si;
+	const struct procdesc_ck_ops *ck;
+	struct stat st;
+	dev_t dev;
+	ino_t ino;
+	pid_t sentry;
+	int *tab, fd, sock;
 
-	PROCDESC_ASSERT_LOCKED();
-	if (pd->pd_reaped)
-		return (true);
-	memset(&si, 0, sizeof(si));
-	if (sys_waitid(P_PID, pd->pd_pid, &si, WEXITED | WNOHANG | WNOWAIT |
-	    __WALL, NULL) != 0 || si.si_pid != pd->pd_pid)
+	ck = &procdesc_ck_guardian;
+	procdesc_lock();
+	ck->ck_watcher_info(slot, &sock, &dev, &ino, &sentry);
+	procdesc_unlock();
+	if (slot >= rp_nctl) {
+		if ((tab = realloc(rp_ctl, (slot + 1) * sizeof(*tab))) == NULL)
+			return;
+		for (; rp_nctl <= slot; rp_nctl++)
+			tab[rp_nctl] = -1;
+		rp_ctl = tab;
+	}
+	if (rp_ctl[slot] != -1)
+		rp_unwatch(rp_ctl[slot], rp_private);
+	rp_ctl[slot] = -1;
+	fd = -1;
+	if (sock != -1 && !rp_private)
+		fd = sock;
+	else if (sock != -1 && rp_self != -1)
+		fd = sys_pidfd_getfd(rp_self, sock, 0);
+	if (fd != -1) {
+		if (sys_fstat(fd, &st) == 0 && st.st_dev == dev &&
+		    st.st_ino == ino &&
+		    rp_watch(fd, RP_DATA(RP_KIND_CTL, fd, slot)) == 0)
+			rp_ctl[slot] = fd;
+		else if (rp_private)
+			(void)sys_close(fd);
+	}
+	if (sentry > 0 && (fd = sys_pidfd_open(sentry, 0)) != -1 &&
+	    rp_watch(fd, RP_DATA(RP_KIND_SENTRY, fd, slot)) == -1)
+		(void)sys_close(fd);
+}
+
+/* Take the queue, and do it. */
+static void
+rp_do_work(void)
+{
+	struct rp_work *w, *next;
+
+	procdesc_lock();
+	w = rp_work;
+	rp_work = NULL;
+	procdesc_unlock();
+	for (; w != NULL; w = next) {
+		next = w->rw_next;
+		if (w->rw_kind == (int)RP_KIND_CHILD)
+			rp_add_child(w->rw_val);
+		else
+			rp_add_guardian(w->rw_val);
+		free(w);
+	}
+}
+
+/* The kick's signals, read away. */
+static void
+rp_drain(int fd)
+{
+	struct signalfd_siginfo ssi;
+
+	while (sys_read(fd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi))
+		;
+}
+
+/*
+ * A child exited: record it and tell its guardian, through our copy of its
+ * socket (else the application's, if that is still the one we made).
+ */
+static void
+rp_child(int fd, pid_t pid)
+{
+	const struct procdesc_ck_ops *ck;
+	struct rusage ru;
+	siginfo_t si;
+	uint64_t id;
+	int w;
+
+	ck = &procdesc_ck_guardian;
+	rp_unwatch(fd, true);
+	procdesc_lock();
+	if (procdesc_child_exit_seen(pid, &w, &id, &si, &ru))
+		(void)ck->ck_status(w, w < rp_nctl ? rp_ctl[w] : -1, id, pid,
+		    &si, &ru);
+	procdesc_unlock();
+}
+
+/* A guardian's messages: the last closes of its descriptors. */
+static void
+rp_ctl_event(int fd, int slot)
+{
+	const struct procdesc_ck_ops *ck;
+	uint64_t id;
+	int error;
+
+	ck = &procdesc_ck_guardian;
+	while ((error = ck->ck_recv(fd, &id)) == 0) {
+		procdesc_lock();
+		procdesc_child_closed(id);
+		procdesc_unlock();
+	}
+	if (error != EAGAIN && error != EINTR) {
+		/* Gone: its sentry's pidfd says so too, and we act then. */
+		rp_unwatch(fd, rp_private);
+		rp_ctl[slot] = -1;
+	}
+}
+
+/* A guardian died (its sentry's exit): fail its children closed. */
+static void
+rp_sentry(int fd, int slot)
+{
+	const struct procdesc_ck_ops *ck;
+
+	ck = &procdesc_ck_guardian;
+	rp_unwatch(fd, true);
+	procdesc_lock();
+	ck->ck_died(slot);
+	procdesc_child_orphans(slot);
+	procdesc_unlock();
+}
+
+static void
+rp_event(uint64_t d)
+{
+
+	switch (RP_DATA_KIND(d)) {
+	case RP_KIND_KICK:
+		rp_drain(RP_DATA_FD(d));
+		rp_do_work();
+		break;
+	case RP_KIND_CHILD:
+		rp_child(RP_DATA_FD(d), RP_DATA_VAL(d));
+		break;
+	case RP_KIND_CTL:
+		rp_ctl_event(RP_DATA_FD(d), RP_DATA_VAL(d));
+		break;
+	case RP_KIND_SENTRY:
+		rp_sentry(RP_DATA_FD(d), RP_DATA_VAL(d));
+		break;
+	}
+}
+
+/*
+ * The thread's own descriptor table: a copy of the application's, emptied
+ * at once (the copies would keep the application's descriptors, process
+ * descriptors among them, open).  Where unshare(2) is refused (seccomp),
+ * the application's table, which its closefrom(3) can empty under us.
+ * Then its epoll, its signalfd and a pidfd of our process.  false if any
+ * of it fails: the thread then does nothing, and pdwait alone sees exits.
+ */
+static bool
+rp_setup(void)
+{
+	uint64_t mask;
+	int sfd;
+
+	if ((rp_private = sys_unshare(CLONE_FILES) == 0))
+		(void)sys_close_range(0, ~0U, 0);
+	mask = 1ULL << (RP_KICK - 1);
+	if ((rp_ep = sys_epoll_create1(EPOLL_CLOEXEC)) == -1 ||
+	    (sfd = sys_signalfd(&mask, SFD_NONBLOCK | SFD_CLOEXEC)) == -1 ||
+	    rp_watch(sfd, RP_DATA(RP_KIND_KICK, sfd, 0)) == -1)
 		return (false);
-	rp_reap(pd, &si);
+	rp_self = sys_pidfd_open(getpid(), 0);
 	return (true);
-}
-
-static void
-rp_sweep(struct procdesc *pd, void *arg)
-{
-
-	(void)arg;
-	(void)procdesc_reaper_reap(pd);
 }
 
 static void *
 rp_main(void *arg)
 {
-	struct procdesc *pd;
-	unsigned long gen;
-	siginfo_t si;
-	int idx, r;
+	struct epoll_event evs[RP_EVENTS];
+	int i, n;
 
 	(void)arg;
+	if (!rp_setup())
+		return (NULL);
+	procdesc_lock();
+	rp_tid = sys_gettid();
+	procdesc_unlock();
+	rp_do_work();
 	for (;;) {
-		/* A kick after this read makes the sleeps below return. */
-		procdesc_lock();
-		gen = rp_gen;
-		procdesc_unlock();
-		memset(&si, 0, sizeof(si));
-		r = sys_waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | __WALL,
-		    NULL);
-		procdesc_lock();
-		if (r == -1 && errno == ECHILD) {
-			/* No child at all: sleep until pdfork kicks. */
-			while (rp_gen == gen)
-				pthread_cond_wait(&rp_cv, &procdesc_mtx);
-		} else if (r == 0 && si.si_pid != 0) {
-			if ((pd = procdesc_find_pid(si.si_pid)) != NULL) {
-				rp_reap(pd, &si);
-				procdesc_expire(procdesc_now());
-			} else if ((idx = procdesc_guardian_find_pid(
-			    si.si_pid)) != -1)
-				rp_guardian(idx, si.si_pid);
-			else {
-				procdesc_foreach(rp_sweep, NULL);
-				rp_wait_kick(gen);
-			}
-		}
-		procdesc_unlock();
+		if ((n = sys_epoll_wait(rp_ep, evs, RP_EVENTS, -1)) == -1)
+			continue;
+		for (i = 0; i < n; i++)
+			rp_event(evs[i].data.u64);
 	}
 	return (NULL);
 }
 
 /*
  * Start the reaper unless it runs: all signals blocked, so that it never
- * runs an application handler, and a small stack.
+ * runs an application handler (and RP_KICK stays pending for its
+ * signalfd), and a small stack.
  */
 int
 procdesc_reaper_start(void)
@@ -235,22 +408,20 @@ procdesc_reaper_start(void)
 	return (error);
 }
 
-/* A child was registered or reaped elsewhere: look again; mtx held. */
+/*
+ * In a forked copy: the thread did not survive the fork, nor did its
+ * descriptor table.  Its queue is the parent's: dropped, not freed.
+ */
 void
-procdesc_reaper_kick(void)
-{
-
-	PROCDESC_ASSERT_LOCKED();
-	rp_gen++;
-	pthread_cond_broadcast(&rp_cv);
-}
-
-/* In a forked copy: the thread did not survive the fork. */
-void
-procdesc_reaper_child(void)
+procdesc_reaper_atfork_child(void)
 {
 
 	rp_running = false;
-	rp_gen = 0;
-	procdesc_cond_init(&rp_cv);	/* The copy counts the thread's wait. */
+	rp_tid = 0;
+	rp_work = NULL;
+	rp_private = false;
+	rp_ep = -1;
+	rp_self = -1;
+	rp_ctl = NULL;
+	rp_nctl = 0;
 }

@@ -45,7 +45,7 @@
 #pragma GCC visibility push(default)
 #include "procdesc-overlay/spawn.h"
 #pragma GCC visibility pop
-#include "procdesc_impl.h"
+#include "common.h"
 #include "syscall.h"
 
 /* The flags glibc 2.36 knows; the child applies all of them. */

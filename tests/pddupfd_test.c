@@ -130,18 +130,31 @@ T_TC(pddupfd__esrch_exited, "pddupfd: ESRCH once the child has exited")
 	ATF_REQUIRE(close(fd) == 0);
 }
 
-/* pddupfd without the right to trace the target: EPERM. */
-T_TC_UNPRIV(pddupfd__eperm, "pddupfd: EPERM on another uid's process")
+/* Nobody's pddupfd on root's process: 0 if refused with EPERM. */
+static int
+dupfd_as_nobody(int fd, pid_t pid)
 {
-	int fd;
 
-	if (geteuid() == 0)
-		atf_tc_skip("root may trace anything; run as nobody");
-	/* Pid 1 runs as root; PD_DAEMON: the close must not try to kill it. */
-	fd = pdopenpid(1, PD_DAEMON);
-	ATF_REQUIRE_MSG(fd >= 0, "pdopenpid(1): %s", strerror(errno));
-	ATF_CHECK_ERRNO(EPERM, pddupfd(fd, 0, 0) == -1);
+	(void)pid;
+	return (pddupfd(fd, 0, 0) == -1 && errno == EPERM ? 0 : 1);
+}
+
+/*
+ * pddupfd without the right to trace the target: EPERM, even for a holder
+ * of a descriptor that a more privileged process made and passed on.
+ */
+T_TC(pddupfd__eperm, "pddupfd: EPERM for a holder that may not trace")
+{
+	int fd, w;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		atf_tc_skip("needs root to hand a descriptor to nobody");
+	pid = t_pdfork_pause(&fd, 0);
+	w = t_watch(pid);
+	ATF_CHECK_EQ(t_as_nobody(dupfd_as_nobody, fd, pid), 0);
 	ATF_REQUIRE(close(fd) == 0);
+	t_expect_death(w);
 }
 
 ATF_TP_ADD_TCS(tp)

@@ -280,6 +280,40 @@ T_TC(pdopenpid__own_pdfork_child, "pdopenpid of our own pdfork child: "
 	ATF_REQUIRE(close(watch) == 0);
 }
 
+/*
+ * Nobody's pdopenpid of root's processes: ESRCH, as on FreeBSD, which
+ * requires the right to debug the target; 0 if so.
+ */
+static int
+open_as_nobody(int fd, pid_t pid)
+{
+	int bad;
+
+	(void)fd;
+	bad = 0;
+	if (pdopenpid(pid, 0) != -1 || errno != ESRCH)
+		bad |= 1;
+	if (pdopenpid(1, PD_DAEMON) != -1 || errno != ESRCH)
+		bad |= 2;
+	return (bad);
+}
+
+T_TC(pdopenpid__esrch_unprivileged, "pdopenpid: ESRCH for a process the "
+    "caller may not debug")
+{
+	int fd, w;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		atf_tc_skip("needs root to run a helper as nobody");
+	pid = t_pdfork_pause(&fd, 0);
+	w = t_watch(pid);
+	ATF_CHECK_EQ(t_as_nobody(open_as_nobody, -1, pid), 0);
+	ATF_CHECK(t_alive(w));
+	ATF_REQUIRE(close(fd) == 0);
+	t_expect_death(w);
+}
+
 /* pdopenpid of a thread id that is not a process: ESRCH. */
 static void *
 tid_thread(void *arg)
@@ -384,6 +418,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdopenpid__open_twice);
 	ATF_TP_ADD_TC(tp, pdopenpid__fork_child_stop);
 	ATF_TP_ADD_TC(tp, pdopenpid__own_pdfork_child);
+	ATF_TP_ADD_TC(tp, pdopenpid__esrch_unprivileged);
 	ATF_TP_ADD_TC(tp, pdopenpid__tid);
 	ATF_TP_ADD_TC(tp, pdopenpid__self_close_kills);
 	ATF_TP_ADD_TC(tp, pdopenpid__close_kills);

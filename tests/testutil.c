@@ -25,6 +25,7 @@
 #include <linux/unix_diag.h>
 
 #include <dirent.h>
+#include <grp.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -126,7 +127,7 @@ t_children_of(pid_t parent, enum t_childkind which, pid_t *pids, int max)
 		if (fgets(buf, sizeof(buf), fp) != NULL &&
 		    (p = strrchr(buf, ')')) != NULL &&
 		    sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == parent) {
-			sentry = strstr(buf, "(" T_SENTRY_COMM ")") != NULL;
+			sentry = strstr(buf, "(" PG_SENTRY_COMM ")") != NULL;
 			if (which == T_CHILDREN_ALL ||
 			    sentry == (which == T_CHILDREN_SENTRIES)) {
 				if (pids != NULL)
@@ -164,6 +165,32 @@ t_nsentries(void)
 	return (t_children(T_CHILDREN_SENTRIES, NULL, 0));
 }
 
+/* Drop every group and uid for nobody's; false on failure. */
+bool
+t_become_nobody(void)
+{
+
+	return (setgroups(0, NULL) == 0 &&
+	    setresgid(T_NOBODY, T_NOBODY, T_NOBODY) == 0 &&
+	    setresuid(T_NOBODY, T_NOBODY, T_NOBODY) == 0);
+}
+
+/*
+ * Run fn(fd, pid) in a forked helper that has become nobody: its exit
+ * status (fn's result), 255 if it could not become nobody.
+ */
+int
+t_as_nobody(int (*fn)(int, pid_t), int fd, pid_t pid)
+{
+	pid_t w;
+
+	w = fork();
+	ATF_REQUIRE(w >= 0);
+	if (w == 0)
+		_exit(t_become_nobody() ? fn(fd, pid) : 255);
+	return (t_reap(w));
+}
+
 /* Wait for a helper we forked: its exit status, or -1 if it did not exit. */
 int
 t_reap(pid_t pid)
@@ -177,6 +204,46 @@ t_reap(pid_t pid)
 #ifdef PROCDESC_DEBUG
 int	procdesc_debug_entries(void);	/* The library's, in a debug build. */
 #endif
+
+/* CLOCK_MONOTONIC in ms. */
+static int64_t
+t_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/*
+ * Wait up to T_LONG_MS for our children but the sentries to be gone: the
+ * last close of a descriptor kills its child (the guardian's SIGKILL) and
+ * lets its owner reap it (the guardian's word to the reaper), a moment
+ * after close(2) returns.  Each child is waited for on a pidfd of its own
+ * (readable at the exit; at the reap, Linux 6.9, it hangs up), else the
+ * list is looked at again every millisecond.
+ */
+static void
+t_children_gone(void)
+{
+	pid_t pids[64];
+	int64_t deadline;
+	struct pollfd pfd;
+	int fd, n;
+
+	deadline = t_now_ms() + T_LONG_MS;
+	while ((n = t_children(T_CHILDREN_OTHERS, pids, 64)) > 0 &&
+	    t_now_ms() < deadline) {
+		fd = (int)syscall(SYS_pidfd_open, pids[0], 0);
+		pfd.fd = fd;
+		pfd.events = POLLHUP;
+		if (fd == -1 || !t_kernel_pollhup() ||
+		    poll(&pfd, 1, (int)(deadline - t_now_ms())) != 1)
+			(void)poll(NULL, 0, 1);
+		if (fd != -1)
+			close(fd);
+	}
+}
 
 /* NULL if nothing leaked, else what did. */
 const char *
@@ -192,6 +259,7 @@ t_leak_check(const struct t_leak *l)
 		    "after [%.40s]", l->fds, now);
 		return (msg);
 	}
+	t_children_gone();
 	if ((n = t_nchildren()) != 0) {
 		snprintf(msg, sizeof(msg), "%d child processes left", n);
 		return (msg);
@@ -653,7 +721,7 @@ t_peer_ino(ino_t ino)
 	return ((ino_t)peer);
 }
 
-/* fd is a process descriptor: a socket named "procdesc:...". */
+/* fd is a process descriptor: a socket named PG_NAME_PREFIX "...". */
 bool
 t_is_pd(int fd)
 {
@@ -664,7 +732,8 @@ t_is_pd(int fd)
 	memset(&sa, 0, sizeof(sa));
 	return (getsockname(fd, (struct sockaddr *)&sa, &len) == 0 &&
 	    sa.sun_family == AF_UNIX && sa.sun_path[0] == '\0' &&
-	    strncmp(sa.sun_path + 1, "procdesc:", 9) == 0);
+	    strncmp(sa.sun_path + 1, PG_NAME_PREFIX,
+	    sizeof(PG_NAME_PREFIX) - 1) == 0);
 }
 
 int

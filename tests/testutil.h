@@ -19,12 +19,13 @@
 #include <atf-c.h>
 #include <stdbool.h>
 
+/* The guardian's and the sentry's names, the descriptor's name prefix. */
+#include "guardian/protocol.h"
+
 #define	T_LONG_MS	10000	/* Bound on waits that must succeed. */
 #define	T_LIFE		300	/* alarm(2) of paused children: should a
 				   broken library fail to kill them, they go
 				   anyway. */
-#define	T_GUARDIAN_COMM	"procdesc-guardi"	/* Its comm, 15 characters. */
-#define	T_SENTRY_COMM	"procdesc-sentry"	/* Its sentry's. */
 
 /* Skip a case that TSan cannot run, under TSan only (NOTES 2.9). */
 #ifdef __SANITIZE_THREAD__
@@ -99,6 +100,9 @@ int	t_children_of(pid_t, enum t_childkind, pid_t *, int);
 int	t_nchildren(void);
 int	t_nsentries(void);
 int	t_reap(pid_t pid);
+bool	t_become_nobody(void);
+int	t_as_nobody(int (*)(int, pid_t), int, pid_t);
+int	t_as_nobody(int (*fn)(int, pid_t), int fd, pid_t pid);
 ino_t	t_peer_ino(ino_t ino);
 bool	t_kernel_pollhup(void);
 bool	t_kernel_exit_info(void);
@@ -140,6 +144,9 @@ void	t_wait_exit_code(int fd, int code, const char *what);
 		t_leak_end(&l);						\
 	}								\
 	static void name##_body(const atf_tc_t *tc __attribute__((unused)))
+
+/* The uid and gid of the less trusted side in attack cases. */
+#define	T_NOBODY	65534
 
 #define	T_TC(name, descr)	T_TC_MD(name, descr, (void)0)
 

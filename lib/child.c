@@ -1,0 +1,496 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * The owner's entries for its pdfork children, and every change of them:
+ * created before the clone (room reserved, so that nothing fails once the
+ * child runs), adopted once the child is guarded, its exit recorded when
+ * first seen, reaped when a wait for its pid takes it or when the last
+ * copy of its descriptor goes, orphaned when its guardian dies, and
+ * forgotten.  The reaper thread, the waits, pdwait and pdkill reach an
+ * entry only through the functions here (FreeBSD's sys_procdesc.c is the
+ * model: one object's whole life in one file).
+ *
+ * The zombie is the pid's reservation (FreeBSD keeps the pid while a
+ * descriptor is open): an exit is recorded with waitid(WNOWAIT), which
+ * leaves the zombie, and the reap comes only once no descriptor is left
+ * or a wait took the child: the owner's pdwait, or a wait for the pid
+ * (NOTES 3.2).
+ *
+ * Invariants: only this file reaps a pdfork child, under procdesc_mtx, so
+ * that an unreaped child's pid is its own for as long as the lock is
+ * held; an entry lives until its child is reaped and no descriptor of it
+ * is left, or, once its guardian died (ch_lost), until the process exits.
+ */
+
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sys/procdesc.h"
+#include "child.h"
+#include "closekill.h"
+#include "desc.h"
+#include "lock.h"
+#include "registry.h"
+#include "syscall.h"
+
+/* An entry for a child to come, and room to file it. */
+int
+procdesc_child_new(struct procdesc_child **chp)
+{
+	struct procdesc_child *ch;
+	int error;
+
+	if ((ch = calloc(1, sizeof(*ch))) == NULL)
+		return (ENOMEM);
+	ch->ch_id = procdesc_desc_new_id();
+	procdesc_lock();
+	error = procdesc_registry_reserve();
+	procdesc_unlock();
+	if (error != 0)
+		free(ch);
+	else
+		*chp = ch;
+	return (error);
+}
+
+/* An entry whose child was never adopted. */
+void
+procdesc_child_discard(struct procdesc_child *ch)
+{
+
+	free(ch);
+}
+
+/* The child is guarded and runs: file its entry. */
+void
+procdesc_child_adopt(struct procdesc_child *ch)
+{
+
+	procdesc_lock();
+	procdesc_registry_insert(ch);
+	procdesc_unlock();
+}
+
+/* The unreaped entry of pid, or NULL; mtx held. */
+static struct procdesc_child *
+ch_unreaped(pid_t pid)
+{
+	struct procdesc_child *ch;
+
+	PROCDESC_ASSERT_LOCKED();
+	for (ch = procdesc_registry_pid(pid, NULL); ch != NULL;
+	    ch = procdesc_registry_pid(pid, ch))
+		if (!ch->ch_reaped)
+			return (ch);
+	return (NULL);
+}
+
+/*
+ * The entry of descriptor dp, if it is the descriptor pdfork made for one
+ * of our children: its id (from its name) finds the entry, and its socket
+ * cookie must be the one we recorded, so that no look-alike named after
+ * it passes.  mtx held.
+ */
+static struct procdesc_child *
+ch_find(const struct procdesc_desc *dp)
+{
+	struct procdesc_child *ch;
+
+	PROCDESC_ASSERT_LOCKED();
+	if ((ch = procdesc_registry_id(dp->dd_id)) != NULL &&
+	    ch->ch_cookie == dp->dd_cookie)
+		return (ch);
+	return (NULL);
+}
+
+/* Reap ch's zombie; mtx held. */
+static void
+ch_reap(struct procdesc_child *ch)
+{
+	siginfo_t si;
+
+	PROCDESC_ASSERT_LOCKED();
+	memset(&si, 0, sizeof(si));
+	if (sys_waitid(P_PID, ch->ch_proc.pp_pid, &si, WEXITED | WNOHANG |
+	    __WALL, NULL) == 0 ? si.si_pid == ch->ch_proc.pp_pid :
+	    errno == ECHILD)
+		ch->ch_reaped = true;
+}
+
+/*
+ * Record ch's exit if it has exited: true if it is recorded.  With
+ * WNOWAIT, which leaves the zombie (and rusage, which only a parent gets).
+ * A child somebody else reaped behind our back (the application's
+ * waitpid with __WALL, the kernel's auto-reap of an exec'd child while
+ * SIGCHLD is ignored) left no status: si_code 0, "lost".  mtx held.
+ */
+static bool
+ch_peek(struct procdesc_child *ch)
+{
+	struct rusage ru;
+	siginfo_t si;
+
+	PROCDESC_ASSERT_LOCKED();
+	if (ch->ch_exited)
+		return (true);
+	memset(&si, 0, sizeof(si));
+	memset(&ru, 0, sizeof(ru));
+	if (sys_waitid(P_PID, ch->ch_proc.pp_pid, &si, WEXITED | WNOHANG |
+	    WNOWAIT | __WALL, &ru) == 0) {
+		if (si.si_pid != ch->ch_proc.pp_pid)
+			return (false);
+	} else if (errno == ECHILD) {
+		memset(&si, 0, sizeof(si));
+		si.si_signo = SIGCHLD;
+		si.si_pid = ch->ch_proc.pp_pid;
+		ch->ch_reaped = true;
+	} else
+		return (false);
+	ch->ch_si = si;
+	ch->ch_ru = ru;
+	ch->ch_exited = true;
+	return (true);
+}
+
+/*
+ * Whatever is due now: the reap once the child has exited and no
+ * descriptor is left, and the entry's end once it is reaped too (but an
+ * orphan's, kept for the owner's pdwait).  mtx held.
+ */
+static void
+ch_settle(struct procdesc_child *ch)
+{
+
+	PROCDESC_ASSERT_LOCKED();
+	if (ch->ch_closed && !ch->ch_reaped && ch_peek(ch))
+		ch_reap(ch);
+	if (ch->ch_reaped && ch->ch_closed && !ch->ch_lost) {
+		procdesc_registry_remove(ch);
+		free(ch);
+	}
+}
+
+/*
+ * A wait took ch's exit (pdwait in the owner, or a wait for its pid): the
+ * reap, as wait4(2) does; the exit stays recorded for pdwait.  mtx held.
+ */
+static void
+ch_wait(struct procdesc_child *ch)
+{
+
+	PROCDESC_ASSERT_LOCKED();
+	if (!ch->ch_reaped)
+		ch_reap(ch);
+	ch_settle(ch);
+}
+
+/*
+ * The pid of our child dp (pdgetpid): true, or false if dp is not that or
+ * the lock is taken (pdgetpid may run in a signal handler, as pdkill may:
+ * see procdesc_child_kill(); the caller then asks the guardian).
+ */
+bool
+procdesc_child_pid(const struct procdesc_desc *dp, pid_t *pidp)
+{
+	struct procdesc_child *ch;
+
+	if (!procdesc_trylock())
+		return (false);
+	if ((ch = ch_find(dp)) != NULL)
+		*pidp = ch->ch_proc.pp_pid;
+	procdesc_unlock();
+	return (ch != NULL);
+}
+
+/*
+ * The owner signals its unreaped child by pid under procdesc_mtx, which
+ * every reap holds: the pid cannot be recycled meanwhile, and a zombie
+ * takes the signal as a no-op (FreeBSD 16: 0 after the exit).  That is
+ * quicker than a pidfd, but only if the lock is free at once: pdkill may
+ * run in a signal handler that interrupted the lock's holder, or a thread
+ * that the holder waits for (in malloc, say).  *minep: whether this was
+ * the owner's child (else the caller goes through the guardian).
+ */
+int
+procdesc_child_kill(const struct procdesc_desc *dp, int signum, bool *minep)
+{
+	struct procdesc_child *ch;
+	int error;
+
+	*minep = false;
+	if (!procdesc_trylock())
+		return (0);
+	error = 0;
+	if ((ch = ch_find(dp)) != NULL) {
+		*minep = true;
+		if (!ch->ch_reaped && kill(ch->ch_proc.pp_pid, signum) == -1)
+			error = errno;
+	}
+	procdesc_unlock();
+	return (error);
+}
+
+/*
+ * The owner's view of its child for pdwait, through its descriptor: its
+ * exit (recorded now if it has just exited), a stop or continue that
+ * options ask for, or running.
+ */
+enum procdesc_view
+procdesc_child_view(const struct procdesc_desc *dp, int options,
+    siginfo_t *si, struct rusage *ru)
+{
+	struct procdesc_child *ch;
+	enum procdesc_view v;
+
+	v = PROCDESC_VIEW_NONE;
+	procdesc_lock();
+	if ((ch = ch_find(dp)) == NULL)
+		;
+	else if (ch_peek(ch)) {
+		/* Reaped by another, status lost: the guardian may know. */
+		if (ch->ch_si.si_code != 0 || ch->ch_lost) {
+			*si = ch->ch_si;
+			*ru = ch->ch_ru;
+			v = PROCDESC_VIEW_EVENT;
+			if ((options & (WEXITED | WNOWAIT)) == WEXITED)
+				ch_wait(ch);
+		}
+	} else {
+		v = PROCDESC_VIEW_RUNNING;
+		memset(si, 0, sizeof(*si));
+		if ((options & (WUNTRACED | WCONTINUED)) != 0 &&
+		    sys_waitid(P_PID, ch->ch_proc.pp_pid, si, (options &
+		    (WSTOPPED | WCONTINUED | WNOWAIT)) | WNOHANG | __WALL,
+		    ru) == 0 && si->si_pid != 0)
+			v = PROCDESC_VIEW_EVENT;
+	}
+	procdesc_unlock();
+	return (v);
+}
+
+/*
+ * The exit our entry recorded for process pp, which a descriptor other
+ * than pdfork's names (pdopenpid of our own child): true, *si and *ru.
+ * Once a wait reaped the child, only we have its status and rusage.
+ */
+bool
+procdesc_child_record(const struct procdesc_proc *pp, siginfo_t *si,
+    struct rusage *ru)
+{
+	struct procdesc_child *ch;
+
+	procdesc_lock();
+	for (ch = procdesc_registry_pid(pp->pp_pid, NULL); ch != NULL;
+	    ch = procdesc_registry_pid(pp->pp_pid, ch))
+		if (ch->ch_exited && ch->ch_si.si_code != 0 &&
+		    ch->ch_proc.pp_kind == pp->pp_kind &&
+		    ch->ch_proc.pp_tag == pp->pp_tag)
+			break;
+	if (ch != NULL) {
+		*si = ch->ch_si;
+		*ru = ch->ch_ru;
+	}
+	procdesc_unlock();
+	return (ch != NULL);
+}
+
+/*
+ * A pidfd of our child dp, made while it is unreaped (so its pid is still
+ * its own), to block on: ESRCH if dp is not that.
+ */
+int
+procdesc_child_pidfd(const struct procdesc_desc *dp, int *pidfdp)
+{
+	struct procdesc_child *ch;
+	int pidfd, saved;
+
+	saved = errno;
+	pidfd = -1;
+	procdesc_lock();
+	if ((ch = ch_find(dp)) != NULL && !ch->ch_reaped)
+		pidfd = sys_pidfd_open(ch->ch_proc.pp_pid, 0);
+	procdesc_unlock();
+	errno = saved;
+	if (pidfd == -1)
+		return (ESRCH);
+	*pidfdp = pidfd;
+	return (0);
+}
+
+/* Whether pid is an unreaped pdfork child of ours. */
+bool
+procdesc_child_is(pid_t pid)
+{
+	bool is;
+
+	procdesc_lock();
+	is = (ch_unreaped(pid) != NULL);
+	procdesc_unlock();
+	return (is);
+}
+
+/*
+ * A wait for pid, waitpid(2)'s and its kin's (waitpid.c): our child
+ * without PD_NOWAITPID is waitable as a fork() child is (FreeBSD 9-15):
+ * once it has exited, its exit goes to *si and *ru and it is reaped now;
+ * a wait for it also stands for pdwait, which reports the same exit
+ * afterwards.  A PD_NOWAITPID child is hidden from every wait.
+ */
+enum procdesc_waitpid
+procdesc_child_waitpid(pid_t pid, siginfo_t *si, struct rusage *ru)
+{
+	struct procdesc_child *ch;
+	enum procdesc_waitpid w;
+
+	procdesc_lock();
+	if ((ch = ch_unreaped(pid)) == NULL)
+		w = PROCDESC_WAITPID_NOTOURS;
+	else if ((ch->ch_flags & PD_NOWAITPID) != 0)
+		w = PROCDESC_WAITPID_HIDDEN;
+	else if (!ch_peek(ch))
+		w = PROCDESC_WAITPID_RUNNING;
+	else {
+		*si = ch->ch_si;
+		*ru = ch->ch_ru;
+		ch_wait(ch);
+		w = PROCDESC_WAITPID_TAKEN;
+	}
+	procdesc_unlock();
+	return (w);
+}
+
+/*
+ * A wait for any child met our exited child pid, which exec'd (exec makes
+ * its exit signal SIGCHLD again, NOTES 3.3): take it, so that the wait
+ * looks on, as if it had never seen it.  Its exit stays recorded for
+ * pdwait.  The price: its pid is free from now on.
+ */
+bool
+procdesc_child_take(pid_t pid)
+{
+	struct procdesc_child *ch;
+	bool taken;
+
+	procdesc_lock();
+	if ((taken = (ch = ch_unreaped(pid)) != NULL && ch_peek(ch))) {
+		ch_reap(ch);
+		ch_settle(ch);
+	}
+	procdesc_unlock();
+	return (taken);
+}
+
+/*
+ * The reaper saw pid exit: record it, and say (true, *guardianp, *idp,
+ * *si, *ru) what to tell its guardian, once.  mtx held.
+ */
+bool
+procdesc_child_exit_seen(pid_t pid, int *guardianp, uint64_t *idp,
+    siginfo_t *si, struct rusage *ru)
+{
+	struct procdesc_child *ch;
+
+	PROCDESC_ASSERT_LOCKED();
+	for (ch = procdesc_registry_pid(pid, NULL); ch != NULL;
+	    ch = procdesc_registry_pid(pid, ch))
+		if (!ch->ch_told && ch_peek(ch))
+			break;
+	if (ch == NULL)
+		return (false);
+	ch->ch_told = true;
+	*guardianp = ch->ch_guardian;
+	*idp = ch->ch_id;
+	*si = ch->ch_si;
+	*ru = ch->ch_ru;
+	ch_settle(ch);
+	return (!ch->ch_lost);
+}
+
+/* The guardian saw the last copy of descriptor id go.  mtx held. */
+void
+procdesc_child_closed(uint64_t id)
+{
+	struct procdesc_child *ch;
+
+	PROCDESC_ASSERT_LOCKED();
+	if ((ch = procdesc_registry_id(id)) == NULL || ch->ch_closed)
+		return;
+	ch->ch_closed = true;
+	ch->ch_ck->ck_drop(ch->ch_guardian);
+	ch_settle(ch);
+}
+
+/* A child of dead guardian *arg: kill it, nobody guards it; mtx held. */
+static void
+ch_orphan(struct procdesc_child *ch, void *arg)
+{
+
+	PROCDESC_ASSERT_LOCKED();
+	if (ch->ch_guardian != *(int *)arg || ch->ch_closed)
+		return;
+	ch->ch_lost = true;
+	ch->ch_closed = true;
+	/* Unreaped, and only we reap it: the pid is still its own. */
+	if (!ch->ch_reaped)
+		(void)kill(ch->ch_proc.pp_pid, SIGKILL);
+	ch_settle(ch);
+}
+
+/*
+ * Guardian w died: fail its children closed, keeping their status for the
+ * owner's pdwait (NOTES 6).  mtx held.
+ */
+void
+procdesc_child_orphans(int w)
+{
+
+	PROCDESC_ASSERT_LOCKED();
+	procdesc_registry_foreach(ch_orphan, &w);
+}
+
+/*
+ * In a forked copy: the children are the original owner's.  The table is
+ * dropped, not freed (registry.c).
+ */
+void
+procdesc_child_atfork_child(void)
+{
+
+	procdesc_registry_atfork_child();
+}
+
+#ifdef PROCDESC_DEBUG
+static void
+ch_count(struct procdesc_child *ch, void *arg)
+{
+
+	if (!ch->ch_lost)
+		(*(int *)arg)++;
+}
+
+/*
+ * The entries that should not be here any more once every child is reaped
+ * and every descriptor closed: all but those of a dead guardian's
+ * children (kept until exit, by design).  The tests' leak check wants 0.
+ */
+int
+procdesc_debug_entries(void)
+{
+	int n;
+
+	n = 0;
+	procdesc_lock();
+	procdesc_registry_foreach(ch_count, &n);
+	procdesc_unlock();
+	return (n);
+}
+#endif

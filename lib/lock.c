@@ -1,0 +1,151 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * procdesc_mtx, and this thread's note that it holds it.
+ *
+ * Invariants: the note is never zero while the thread holds the mutex
+ * (it is counted up before the lock is taken and down after it is
+ * released, so that a handler that interrupted glibc's unlock does not
+ * wait for its own thread); it is a count, so that a handler's trylock and
+ * unlock (pdkill) leave the interrupted thread's note as it was.  Where
+ * the note is set without the lock (a moment around each call, a
+ * condition wait), the fork prepare handler skips a lock that another
+ * thread may hold, which is safe: the child makes the mutex anew and
+ * forgets what it guards.  NOTES 2.11.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "lock.h"
+
+/*
+ * How often a wait for what may never be signalled looks again: seldom
+ * enough to cost nothing while an application's zombie waits for its
+ * owner, soon enough that a missed wake-up is not felt.
+ */
+#define	LK_RECHECK_NS	(100 * PROCDESC_NS_PER_MS)
+
+static pthread_mutex_t procdesc_mtx = PTHREAD_MUTEX_INITIALIZER;
+static PROCDESC_TLS volatile int lk_held;	/* This thread's note. */
+static PROCDESC_TLS bool lk_took;	/* The prepare handler locked. */
+
+void
+procdesc_lock(void)
+{
+
+	PROCDESC_ASSERT_UNLOCKED();	/* Not recursive. */
+	lk_held++;
+	pthread_mutex_lock(&procdesc_mtx);
+}
+
+void
+procdesc_unlock(void)
+{
+
+	pthread_mutex_unlock(&procdesc_mtx);
+	lk_held--;
+}
+
+/*
+ * procdesc_mtx if it is free now: true if taken.  Never waits, so that a
+ * signal handler may call it whatever the thread it interrupted holds.
+ */
+bool
+procdesc_trylock(void)
+{
+
+	lk_held++;
+	if (pthread_mutex_trylock(&procdesc_mtx) == 0)
+		return (true);
+	lk_held--;
+	return (false);
+}
+
+bool
+procdesc_locked(void)
+{
+
+	return (lk_held > 0);
+}
+
+/*
+ * A condition variable whose timed waits count on CLOCK_MONOTONIC, which
+ * a change of the date cannot move.
+ */
+void
+procdesc_cond_init(pthread_cond_t *cv)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+/* Wait on cv; mtx held. */
+void
+procdesc_cond_wait(pthread_cond_t *cv)
+{
+
+	PROCDESC_ASSERT_LOCKED();
+	pthread_cond_wait(cv, &procdesc_mtx);
+}
+
+/*
+ * Wait on cv for what may never be signalled: at most LK_RECHECK_NS, then
+ * ETIMEDOUT, and the caller looks again.  mtx held.
+ */
+int
+procdesc_cond_recheck(pthread_cond_t *cv)
+{
+	struct timespec ts;
+
+	PROCDESC_ASSERT_LOCKED();
+	procdesc_deadline(&ts, LK_RECHECK_NS);
+	return (pthread_cond_timedwait(cv, &procdesc_mtx, &ts));
+}
+
+/*
+ * The pthread_atfork handlers' part (atfork.c).  The child's only thread
+ * is the one that locked procdesc_mtx in the parent: it fixes the copy and
+ * unlocks it, as glibc does with its own locks, so that no other thread's
+ * state shows through (a thread sanitizer sees a lock and its unlock by
+ * one thread).  A fork() from a signal handler that interrupted this
+ * thread inside the library, holding the lock, leaves it alone: waiting
+ * for it would never end, and the copy makes the mutex anew, since it
+ * forgets what it guards anyway.
+ */
+void
+procdesc_lock_atfork_prepare(void)
+{
+
+	if ((lk_took = !procdesc_locked()))
+		procdesc_lock();
+}
+
+void
+procdesc_lock_atfork_parent(void)
+{
+
+	if (lk_took)
+		procdesc_unlock();
+}
+
+void
+procdesc_lock_atfork_child(void)
+{
+
+	if (lk_took)
+		procdesc_unlock();
+	else {
+		pthread_mutex_init(&procdesc_mtx, NULL);
+		lk_held = 0;
+	}
+}

@@ -1,0 +1,311 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * Facts about a process and its pidfd, the one file that reads /proc for
+ * them (systemd's pidfd-util.c is the model).  Linked into the library and
+ * into the guardian program.
+ *
+ * Every function returns 0 or an errno value, and keeps errno as it was:
+ * a public call that succeeds never shows a failed probe.
+ */
+
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pidfd.h"
+#include "syscall.h"
+
+/* "/proc/self/fdinfo/" or "/proc/" and "/stat" around an int, with room. */
+#define	PF_PATH_LEN	64
+
+/*
+ * A line of /proc/self/fdinfo/N: "Pid:" and a number fit many times;
+ * longer lines are read in pieces that do not match.
+ */
+#define	PF_LINE_LEN	128
+
+/*
+ * /proc/PID/stat (proc(5)): the fields read, and a buffer that holds
+ * every field up to the start time (pid, a 16-byte comm, 19 numbers of
+ * at most 20 digits: under 512 bytes); what is cut off after it is never
+ * read.
+ */
+#define	PF_STAT_STATE		3
+#define	PF_STAT_STARTTIME	22
+#define	PF_STAT_EXITCODE	52
+#define	PF_STAT_LEN		1024
+#define	PF_STAT_ALL_LEN		2048	/* All 52 fields. */
+
+/*
+ * Pid of the process behind a pidfd while the kernel still knows it:
+ * PIDFD_GET_INFO (Linux 6.13), else the fdinfo "Pid:" line.  ESRCH once
+ * it is reaped.
+ */
+int
+procdesc_pidfd_pid(int pidfd, pid_t *pidp)
+{
+	struct pidfd_info info;
+	char path[PF_PATH_LEN], line[PF_LINE_LEN];
+	FILE *fp;
+	int error, pid, saved;
+
+	saved = errno;
+	memset(&info, 0, sizeof(info));
+	info.mask = PIDFD_INFO_PID;
+	if (ioctl(pidfd, PIDFD_GET_INFO, &info) == 0) {
+		*pidp = (pid_t)info.pid;
+		errno = saved;
+		return (info.pid > 0 ? 0 : ESRCH);
+	}
+	error = (errno == ESRCH) ? ESRCH : 0;
+	pid = -1;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	if (error == 0 && (fp = fopen(path, "re")) != NULL) {
+		while (fgets(line, sizeof(line), fp) != NULL)
+			if (sscanf(line, "Pid: %d", &pid) == 1)
+				break;
+		fclose(fp);
+	}
+	errno = saved;
+	if (pid <= 0)
+		return (ESRCH);
+	*pidp = pid;
+	return (0);
+}
+
+/*
+ * Field n (numbered as in proc(5), n >= 3) of /proc/PID/stat, read into
+ * buf: a pointer to it, or NULL.  The fields after "(comm)" are counted,
+ * since comm may hold spaces and parentheses.
+ */
+static const char *
+pf_stat(pid_t pid, int n, char *buf, size_t len)
+{
+	char path[PF_PATH_LEN], *p;
+	ssize_t r;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (NULL);
+	r = read(fd, buf, len - 1);
+	close(fd);
+	if (r <= 0)
+		return (NULL);
+	buf[r] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL)
+		return (NULL);
+	/* Field 3 starts two characters after the ')'. */
+	for (i = 2; i < n && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	return (p != NULL ? p + 1 : NULL);
+}
+
+/* The start time of pid, from /proc: 0 if it cannot be read. */
+static uint64_t
+pf_starttime(pid_t pid)
+{
+	char buf[PF_STAT_LEN];
+	const char *p;
+	unsigned long long t;
+	int saved;
+
+	saved = errno;
+	if ((p = pf_stat(pid, PF_STAT_STARTTIME, buf, sizeof(buf))) == NULL ||
+	    sscanf(p, "%llu", &t) != 1)
+		t = 0;
+	errno = saved;
+	return ((uint64_t)t);
+}
+
+/* Whether pid is stopped (or traced): /proc/PID/stat's state. */
+bool
+procdesc_proc_stopped(pid_t pid)
+{
+	char buf[PF_STAT_LEN];
+	const char *p;
+	int saved;
+	bool stopped;
+
+	saved = errno;
+	stopped = (p = pf_stat(pid, PF_STAT_STATE, buf, sizeof(buf))) !=
+	    NULL && (*p == 'T' || *p == 't');
+	errno = saved;
+	return (stopped);
+}
+
+/*
+ * What tells the process pid, behind pidfd, from a later one with the
+ * same pid: its pidfs inode, else its start time.
+ */
+int
+procdesc_pidfd_proc(int pidfd, pid_t pid, struct procdesc_proc *pp)
+{
+	struct statfs sfs;
+	struct stat st;
+	int saved;
+
+	saved = errno;
+	pp->pp_pid = pid;
+	if (fstatfs(pidfd, &sfs) == 0 && sfs.f_type == PID_FS_MAGIC &&
+	    fstat(pidfd, &st) == 0) {
+		pp->pp_kind = PROCDESC_PROC_INODE;
+		pp->pp_tag = (uint64_t)st.st_ino;
+	} else {
+		pp->pp_kind = PROCDESC_PROC_START;
+		pp->pp_tag = pf_starttime(pid);
+	}
+	errno = saved;
+	return (pp->pp_tag != 0 ? 0 : ESRCH);
+}
+
+/*
+ * A pidfd of process pp: ESRCH if it is gone (its pid may belong to
+ * another process by now).
+ */
+int
+procdesc_pidfd_open_proc(const struct procdesc_proc *pp, int *pidfdp)
+{
+	struct procdesc_proc now;
+	int error, pidfd, saved;
+
+	saved = errno;
+	if ((pidfd = sys_pidfd_open(pp->pp_pid, 0)) == -1) {
+		error = (errno == ENOMEM || errno == EMFILE ||
+		    errno == ENFILE || errno == ENOSYS) ? errno : ESRCH;
+		errno = saved;
+		return (error);
+	}
+	error = procdesc_pidfd_proc(pidfd, pp->pp_pid, &now);
+	if (error == 0 && (now.pp_kind != pp->pp_kind ||
+	    now.pp_tag != pp->pp_tag))
+		error = ESRCH;
+	if (error != 0)
+		close(pidfd);
+	else
+		*pidfdp = pidfd;
+	errno = saved;
+	return (error);
+}
+
+/*
+ * The real and saved uids of the process pid behind pidfd: PIDFD_GET_INFO
+ * (Linux 6.13), else /proc/PID/status's "Uid:" line.
+ */
+int
+procdesc_pidfd_uids(int pidfd, pid_t pid, uid_t *ruidp, uid_t *suidp)
+{
+	struct pidfd_info info;
+	char path[PF_PATH_LEN], line[PF_LINE_LEN];
+	unsigned int r, e, s;
+	FILE *fp;
+	int error, saved;
+
+	saved = errno;
+	memset(&info, 0, sizeof(info));
+	info.mask = PIDFD_INFO_PID;
+	if (ioctl(pidfd, PIDFD_GET_INFO, &info) == 0) {
+		*ruidp = info.ruid;
+		*suidp = info.suid;
+		errno = saved;
+		return (0);
+	}
+	error = ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((fp = fopen(path, "re")) != NULL) {
+		while (fgets(line, sizeof(line), fp) != NULL)
+			if (sscanf(line, "Uid: %u %u %u", &r, &e, &s) == 3) {
+				*ruidp = r;
+				*suidp = s;
+				error = 0;
+				break;
+			}
+		fclose(fp);
+	}
+	errno = saved;
+	return (error);
+}
+
+/*
+ * Whether we may read what /proc shows of the process only to those that
+ * may ptrace-read it (PTRACE_MODE_READ_FSCREDS; a zombie has no memory,
+ * so its dumpable flag does not count): root, or every uid and gid of
+ * it ours.  /proc shows 0 for the fields otherwise, which would pass for
+ * a status.
+ */
+static bool
+pf_may_read(const struct pidfd_info *ip)
+{
+	uid_t u;
+	gid_t g;
+
+	if ((u = geteuid()) == 0)
+		return (true);
+	g = getegid();
+	return (ip->ruid == u && ip->euid == u && ip->suid == u &&
+	    ip->rgid == g && ip->egid == g && ip->sgid == g);
+}
+
+/*
+ * The wait status of the zombie behind pidfd, which nobody reaped yet:
+ * /proc/PID/stat's exit_code (Linux 3.5), for a process we may read
+ * (pf_may_read()), its pid and credentials from PIDFD_GET_INFO (6.13).
+ * The pidfd is looked at again after the read: the zombie still there,
+ * the pid was its own throughout.  0 and *wstatusp, else ESRCH.
+ */
+int
+procdesc_pidfd_zombie_status(int pidfd, int *wstatusp)
+{
+	struct pidfd_info info;
+	char buf[PF_STAT_ALL_LEN];
+	const char *p;
+	int error, i, saved, st;
+
+	saved = errno;
+	error = ESRCH;
+	memset(&info, 0, sizeof(info));
+	info.mask = PIDFD_INFO_PID;
+	if (ioctl(pidfd, PIDFD_GET_INFO, &info) == 0 && info.pid > 0 &&
+	    pf_may_read(&info) && (p = pf_stat((pid_t)info.pid,
+	    PF_STAT_STATE, buf, sizeof(buf))) != NULL && *p == 'Z') {
+		for (i = PF_STAT_STATE; i < PF_STAT_EXITCODE && p != NULL; i++)
+			p = strchr(p + 1, ' ');
+		if (p != NULL && sscanf(p + 1, "%d", &st) == 1 &&
+		    sys_pidfd_send_signal(pidfd, 0) == 0) {
+			*wstatusp = st;
+			error = 0;
+		}
+	}
+	errno = saved;
+	return (error);
+}
+
+/*
+ * SIGKILL our child behind pidfd and reap it: its exit in *si.  The pidfd
+ * stays open.
+ */
+void
+procdesc_pidfd_kill_reap(int pidfd, siginfo_t *si)
+{
+	int saved;
+
+	saved = errno;
+	(void)sys_pidfd_send_signal(pidfd, SIGKILL);
+	memset(si, 0, sizeof(*si));
+	while (sys_waitid(P_PIDFD, pidfd, si, WEXITED | __WALL, NULL) == -1 &&
+	    errno == EINTR)
+		;
+	errno = saved;
+}

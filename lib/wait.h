@@ -1,0 +1,34 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * What a descriptor that is not the owner's own says (wait.c): its
+ * process, its exit, through its guardian (NOTES 1.9), and where pdwait
+ * finds the event it reports.
+ */
+
+#ifndef _PROCDESC_WAIT_H_
+#define	_PROCDESC_WAIT_H_
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "common.h"
+
+struct procdesc_desc;
+struct procdesc_info;
+
+int	procdesc_wait_event(int fd, const struct procdesc_desc *dp,
+	    int options, siginfo_t *si, struct rusage *ru) PROCDESC_HIDDEN;
+int	procdesc_wait_foreign(int fd, const struct procdesc_desc *dp,
+	    bool wait, struct procdesc_info *ip, int *pidfdp) PROCDESC_HIDDEN;
+int	procdesc_wait_pid(const struct procdesc_info *ip, int pidfd,
+	    pid_t *pidp) PROCDESC_HIDDEN;
+
+#endif /* !_PROCDESC_WAIT_H_ */
