@@ -398,6 +398,7 @@ procdesc_child_exit_seen(pid_t pid, int *guardianp, uint64_t *idp,
     siginfo_t *si, struct rusage *ru)
 {
 	struct procdesc_child *ch;
+	bool tell;
 
 	PROCDESC_ASSERT_LOCKED();
 	for (ch = procdesc_registry_pid(pid, NULL); ch != NULL;
@@ -411,8 +412,9 @@ procdesc_child_exit_seen(pid_t pid, int *guardianp, uint64_t *idp,
 	*idp = ch->ch_id;
 	*si = ch->ch_si;
 	*ru = ch->ch_ru;
-	ch_settle(ch);
-	return (!ch->ch_lost);
+	tell = !ch->ch_lost;
+	ch_settle(ch);		/* May free ch. */
+	return (tell);
 }
 
 /* The guardian saw the last copy of descriptor id go.  mtx held. */

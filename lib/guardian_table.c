@@ -89,6 +89,7 @@ gt_free_slot(void)
 	if ((tab = realloc(gt_tab, (gt_n + 1) * sizeof(*gt_tab))) == NULL)
 		return (-1);
 	gt_tab = tab;
+	memset(&gt_tab[gt_n], 0, sizeof(gt_tab[gt_n]));
 	gt_tab[gt_n].gd_sock = -1;
 	gt_tab[gt_n].gd_sentry = -1;
 	return (gt_n++);
