@@ -251,6 +251,9 @@ t_leak_check(const struct t_leak *l)
 {
 	static char msg[128];
 	char now[sizeof(l->fds)];
+#ifdef PROCDESC_DEBUG
+	int64_t deadline;
+#endif
 	int n;
 
 	t_fds(now, sizeof(now));
@@ -265,8 +268,16 @@ t_leak_check(const struct t_leak *l)
 		return (msg);
 	}
 #ifdef PROCDESC_DEBUG
-	/* No child left: its entry has gone or lingers (make DEBUG=1). */
-	if ((n = procdesc_debug_entries()) != 0) {
+	/*
+	 * No child left: its entry goes once the guardian has told the
+	 * reaper of the last close, a moment after close(2) returns; a
+	 * child reaped by pdwait or waitpid leaves nothing to poll for, so
+	 * the count is looked at again every millisecond (make DEBUG=1).
+	 */
+	deadline = t_now_ms() + T_LONG_MS;
+	while ((n = procdesc_debug_entries()) != 0 && t_now_ms() < deadline)
+		(void)poll(NULL, 0, 1);
+	if (n != 0) {
 		snprintf(msg, sizeof(msg), "%d registry entries left", n);
 		return (msg);
 	}

@@ -101,7 +101,6 @@ int	t_nchildren(void);
 int	t_nsentries(void);
 int	t_reap(pid_t pid);
 bool	t_become_nobody(void);
-int	t_as_nobody(int (*)(int, pid_t), int, pid_t);
 int	t_as_nobody(int (*fn)(int, pid_t), int fd, pid_t pid);
 ino_t	t_peer_ino(ino_t ino);
 bool	t_kernel_pollhup(void);
