@@ -19,6 +19,7 @@
  */
 
 #include <sys/procdesc.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -706,10 +707,98 @@ T_TC(sweep__bulk_close_with_app_zombie, "reaper sweep with an "
 	ATF_REQUIRE(waitpid(zombie, &status, 0) == zombie);
 }
 
+/*
+ * Bursts: more last closes, or more exits, at once than a socket between
+ * the owner and its guardian holds (a few hundred messages of either
+ * kind).  A message dropped because that socket was full once left the
+ * child a zombie for the owner's lifetime (PG_CLOSED: 140 of 3,000), or
+ * its exit unknown to every holder but the owner, whose pdwait then
+ * blocked for ever (PG_STATUS: 768 of 3,000).
+ */
+#define	BURST_N		2000
+
+/* Room for BURST_N descriptors here, and in the copies fork() makes. */
+static void
+burst_nofile(void)
+{
+	struct rlimit rl;
+
+	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < 2 * BURST_N + 64)
+		atf_tc_skip("hard RLIMIT_NOFILE %lu is too small",
+		    (unsigned long)rl.rlim_max);
+	rl.rlim_cur = 2 * BURST_N + 64;
+	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+}
+
+T_TC(burst__closes_reach_owner, "every child of a burst of last closes "
+    "is reaped")
+{
+	static int fd[BURST_N];
+	struct pollfd pfd;
+	int64_t deadline;
+	int i, n;
+
+	burst_nofile();
+	for (i = 0; i < BURST_N; i++)
+		(void)t_pdfork_exit(&fd[i], PD_CLOEXEC, 0);
+	/* Every exit first (not waited for): the closes make the reaps. */
+	for (i = 0; i < BURST_N; i++) {
+		pfd.fd = fd[i];
+		pfd.events = POLLHUP;
+		ATF_REQUIRE(poll(&pfd, 1, T_LONG_MS) == 1);
+	}
+	for (i = 0; i < BURST_N; i++)
+		ATF_REQUIRE(close(fd[i]) == 0);
+	deadline = t_now_ms() + T_LONG_MS;
+	while ((n = t_nchildren()) != 0 && t_now_ms() < deadline)
+		(void)poll(NULL, 0, 1);
+	ATF_CHECK_MSG(n == 0, "%d of %d children left zombies after the last "
+	    "close", n, BURST_N);
+}
+
+T_TC(burst__exits_reach_holders, "a fork copy learns every exit of a "
+    "burst")
+{
+	static int fd[BURST_N];
+	int i, n, p[2], st;
+	pid_t copy;
+
+	burst_nofile();
+	for (i = 0; i < BURST_N; i++)
+		(void)t_pdfork_pause(&fd[i], PD_CLOEXEC);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	ATF_REQUIRE((copy = fork()) >= 0);
+	if (copy == 0) {
+		/* A holder, not the owner: it asks the guardian. */
+		alarm(T_LONG_MS / 1000 * 3);
+		n = 0;
+		for (i = 0; i < BURST_N; i++)
+			if (pdwait(fd[i], &st, WEXITED, NULL, NULL) == 0 &&
+			    WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+				n++;
+		t_child_write(p[1], &n, sizeof(n));
+		_exit(0);
+	}
+	ATF_REQUIRE(close(p[1]) == 0);
+	for (i = 0; i < BURST_N; i++)
+		ATF_REQUIRE(pdkill(fd[i], SIGKILL) == 0);
+	if (read(p[0], &n, sizeof(n)) != (ssize_t)sizeof(n))
+		n = -1;
+	ATF_REQUIRE(close(p[0]) == 0);
+	ATF_CHECK_EQ(t_reap(copy), 0);
+	ATF_CHECK_MSG(n == BURST_N, "the fork copy's pdwait gave %d of %d "
+	    "statuses (-1: it hung)", n, BURST_N);
+	for (i = 0; i < BURST_N; i++)
+		ATF_REQUIRE(close(fd[i]) == 0);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 
 	ATF_TP_ADD_TC(tp, stress__model);
 	ATF_TP_ADD_TC(tp, sweep__bulk_close_with_app_zombie);
+	ATF_TP_ADD_TC(tp, burst__closes_reach_owner);
+	ATF_TP_ADD_TC(tp, burst__exits_reach_holders);
 	return (atf_no_error());
 }

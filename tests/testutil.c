@@ -206,7 +206,7 @@ int	procdesc_debug_entries(void);	/* The library's, in a debug build. */
 #endif
 
 /* CLOCK_MONOTONIC in ms. */
-static int64_t
+int64_t
 t_now_ms(void)
 {
 	struct timespec ts;

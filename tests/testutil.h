@@ -18,6 +18,7 @@
 
 #include <atf-c.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The guardian's and the sentry's names, the descriptor's name prefix. */
 #include "guardian/protocol.h"
@@ -100,6 +101,7 @@ int	t_children_of(pid_t, enum t_childkind, pid_t *, int);
 int	t_nchildren(void);
 int	t_nsentries(void);
 int	t_reap(pid_t pid);
+int64_t	t_now_ms(void);
 bool	t_become_nobody(void);
 int	t_as_nobody(int (*fn)(int, pid_t), int fd, pid_t pid);
 ino_t	t_peer_ino(ino_t ino);

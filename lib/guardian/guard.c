@@ -328,8 +328,15 @@ g_expire(struct gchild *gc)
 	gc->gc_deadline = 0;
 	if ((gc->gc_flags & PG_CHILD) != 0 && g_owner &&
 	    procdesc_pidfd_pid(gc->gc_pidfd, &pid) == 0) {
-		/* Not reaped: the owner saw it, or will, and tells us. */
-		g_set_deadline(gc, G_OWNER_MS);
+		/*
+		 * A zombie still (the owner reaps only after the last close),
+		 * and no PG_STATUS: the owner's socket to us was full after a
+		 * burst of exits, and it dropped the message.  Take what the
+		 * kernel shows of the zombie, without rusage; without /proc,
+		 * wait on.
+		 */
+		if (!g_exit_info(gc))
+			g_set_deadline(gc, G_OWNER_MS);
 		return;
 	}
 	g_settle(gc, gc->gc_reapwait);

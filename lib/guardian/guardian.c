@@ -59,19 +59,91 @@ bool g_owner = true;
 bool g_pidfs;
 size_t g_capacity;
 
-/* Tell the owner about gc (PG_CLOSED): never waits. */
-void
-g_tell_owner(uint32_t op, const struct gchild *gc)
+/*
+ * What the owner's socket refused for now, oldest first: its send buffer
+ * fills after a burst of last closes (a few hundred messages), and a lost
+ * PG_CLOSED would leave the child a zombie, and its entry, for as long
+ * as the owner lives.  At most one per process guarded.
+ */
+struct gnote {
+	uint64_t	gn_id;
+	int32_t		gn_pid;
+	uint32_t	gn_op;
+};
+static struct gnote *g_notes;
+static size_t g_nnotes, g_maxnotes;
+
+/* Send one message to the owner without waiting: 0, or an errno value. */
+static int
+g_send_owner(const struct gnote *gn)
 {
 	struct pg_msg m;
 
+	memset(&m, 0, sizeof(m));
+	m.pm_op = gn->gn_op;
+	m.pm_id = gn->gn_id;
+	m.pm_pid = gn->gn_pid;
+	if (send(PG_CTL_FD, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) ==
+	    (ssize_t)sizeof(m))
+		return (0);
+	return (errno);
+}
+
+/* Watch the control socket for reading, and for writing while notes wait. */
+static void
+g_ctl_watch(void)
+{
+	struct epoll_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN | (g_nnotes > 0 ? EPOLLOUT : 0);
+	ev.data.u64 = G_EV_CTL;
+	(void)epoll_ctl(g_ep, EPOLL_CTL_MOD, PG_CTL_FD, &ev);
+}
+
+/* Send the notes that waited, as many as the socket takes now. */
+static void
+g_flush_owner(void)
+{
+	size_t i;
+
+	for (i = 0; i < g_nnotes && g_send_owner(&g_notes[i]) == 0; i++)
+		;
+	if (i == 0)
+		return;
+	g_nnotes -= i;
+	memmove(g_notes, g_notes + i, g_nnotes * sizeof(*g_notes));
+	if (g_nnotes == 0)
+		g_ctl_watch();
+}
+
+/*
+ * Tell the owner about gc (PG_CLOSED): never waits.  What its full socket
+ * refuses waits here, in order, until the socket drains (EPOLLOUT).
+ */
+void
+g_tell_owner(uint32_t op, const struct gchild *gc)
+{
+	struct gnote gn, *notes;
+	size_t max;
+
 	if (!g_owner)
 		return;
-	memset(&m, 0, sizeof(m));
-	m.pm_op = op;
-	m.pm_id = gc->gc_id;
-	m.pm_pid = gc->gc_pid;
-	(void)send(PG_CTL_FD, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
+	gn.gn_op = op;
+	gn.gn_id = gc->gc_id;
+	gn.gn_pid = gc->gc_pid;
+	if (g_nnotes == 0 && g_send_owner(&gn) != EAGAIN)
+		return;			/* Sent, or the owner is gone. */
+	if (g_nnotes == g_maxnotes) {
+		max = g_maxnotes == 0 ? 64 : g_maxnotes * 2;
+		if ((notes = realloc(g_notes, max * sizeof(*notes))) == NULL)
+			return;		/* The owner keeps a zombie. */
+		g_notes = notes;
+		g_maxnotes = max;
+	}
+	g_notes[g_nnotes++] = gn;
+	if (g_nnotes == 1)
+		g_ctl_watch();
 }
 
 /*
@@ -213,6 +285,8 @@ g_event(const struct epoll_event *ev)
 {
 
 	if (ev->data.u64 == G_EV_CTL) {
+		if ((ev->events & EPOLLOUT) != 0)
+			g_flush_owner();
 		if (!g_control())
 			g_orphaned();
 	} else if (ev->data.u64 == G_EV_LISTEN)
