@@ -259,10 +259,15 @@ wt_foreign_event(int fd, const struct procdesc_desc *dp, int options,
 		}
 		if ((in.in_state & PG_RECORDED) != 0)
 			return (wt_record(&in, pid, options, si, ru));
-		/* Not its parent: only the exit, if asked for. */
+		/*
+		 * Not its parent: only the exit, if asked for.  An exit that
+		 * happened (the descriptor hangs up) is never "running", even
+		 * with WNOHANG: its record follows at once (the owner's word,
+		 * or the kernel's within G_OWNER_MS), so wait for it.
+		 */
 		if ((options & WEXITED) == 0)
 			return (ECHILD);
-		if ((options & WNOHANG) != 0)
+		if ((options & WNOHANG) != 0 && (in.in_state & PG_EXITED) == 0)
 			return (EAGAIN);
 		if ((error = procdesc_wait_foreign(fd, dp, true, &in,
 		    &pidfd)) != 0)

@@ -20,6 +20,7 @@
 
 #include <atf-c.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -822,6 +823,75 @@ T_TC(pdwait__copy_wuntraced_echild, "pdwait(WUNTRACED) in a fork copy: "
 	t_expect_death(watch);
 }
 
+/*
+ * The copy's side of fork_copy__wnohang_after_hangup: once told, make the
+ * child exit, see the hang-up, and pdwait(WNOHANG) at once.  What it
+ * found goes to res: 0, or a code that says what went wrong.
+ */
+static char
+hangup_probe(int fd, int ctl, int go)
+{
+	struct pollfd pfd;
+	char c;
+	int st;
+
+	if (read(go, &c, 1) != 1)
+		return (10);
+	if (write(ctl, "x", 1) != 1)
+		return (11);
+	pfd.fd = fd;
+	pfd.events = POLLHUP;
+	if (poll(&pfd, 1, T_LONG_MS) != 1)
+		return (12);
+	st = -1;
+	if (pdwait(fd, &st, WEXITED | WNOHANG, NULL, NULL) != 0)
+		return (errno == EAGAIN ? 13 : 14);
+	return (WIFEXITED(st) && WEXITSTATUS(st) == 77 ? 0 : 15);
+}
+
+/*
+ * A hang-up means the exit happened: a holder's pdwait(WNOHANG) then
+ * reports it, even while the owner, whose word carries the status, cannot
+ * speak (stopped here).  It said EAGAIN, "running", before (13).
+ */
+T_TC(fork_copy__wnohang_after_hangup, "after the hang-up a holder's "
+    "pdwait(WNOHANG) reports the exit")
+{
+	int ctl[2], go[2], res[2], fd, st;
+	pid_t k, o;
+	char r;
+
+	ATF_REQUIRE(pipe2(go, O_CLOEXEC) == 0);
+	ATF_REQUIRE(pipe2(res, O_CLOEXEC) == 0);
+	ATF_REQUIRE((o = fork()) >= 0);
+	if (o == 0) {
+		/* The owner: a child, a fork copy of it, then it stops. */
+		(void)t_pdfork_on_byte(&fd, ctl, 77);
+		if ((k = fork()) == -1)
+			_exit(20);
+		if (k == 0) {
+			r = hangup_probe(fd, ctl[1], go[0]);
+			t_child_write(res[1], &r, 1);
+			_exit(0);
+		}
+		(void)raise(SIGSTOP);
+		(void)close(fd);
+		_exit(t_reap(k));
+	}
+	ATF_REQUIRE(close(res[1]) == 0);
+	ATF_REQUIRE(waitpid(o, &st, WUNTRACED) == o && WIFSTOPPED(st));
+	ATF_REQUIRE(write(go[1], "g", 1) == 1);
+	/* The owner stays stopped until the copy has its answer. */
+	if (read(res[0], &r, 1) != 1)
+		r = -1;
+	ATF_REQUIRE(kill(o, SIGCONT) == 0);
+	ATF_CHECK_EQ_MSG(t_reap(o), 0, "the owner or its copy failed");
+	ATF_CHECK_EQ_MSG(r, 0, "see hangup_probe()'s codes");
+	ATF_REQUIRE(close(res[0]) == 0);
+	ATF_REQUIRE(close(go[0]) == 0);
+	ATF_REQUIRE(close(go[1]) == 0);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 
@@ -847,5 +917,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, errno__kept);
 	ATF_TP_ADD_TC(tp, fork_copy__calls);
 	ATF_TP_ADD_TC(tp, fork_copy__pdwait_after_exit);
+	ATF_TP_ADD_TC(tp, fork_copy__wnohang_after_hangup);
 	return (atf_no_error());
 }
