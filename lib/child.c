@@ -8,17 +8,16 @@
  * The owner's entries for its pdfork children, and every change of them:
  * created before the clone (room reserved, so that nothing fails once the
  * child runs), adopted once the child is guarded, its exit recorded when
- * first seen, reaped when a wait for its pid takes it or when the last
+ * first seen, reaped when the owner's pdwait takes it or when the last
  * copy of its descriptor goes, orphaned when its guardian dies, and
- * forgotten.  The reaper thread, the waits, pdwait and pdkill reach an
+ * forgotten.  The reaper thread, pdwait and pdkill reach an
  * entry only through the functions here (FreeBSD's sys_procdesc.c is the
  * model: one object's whole life in one file).
  *
  * The zombie is the pid's reservation (FreeBSD keeps the pid while a
  * descriptor is open): an exit is recorded with waitid(WNOWAIT), which
  * leaves the zombie, and the reap comes only once no descriptor is left
- * or a wait took the child: the owner's pdwait, or a wait for the pid
- * (NOTES 3.2).
+ * or the owner's pdwait took the child (NOTES 1.2).
  *
  * Invariants: only this file reaps a pdfork child, under procdesc_mtx, so
  * that an unreaped child's pid is its own for as long as the lock is
@@ -78,20 +77,6 @@ procdesc_child_adopt(struct procdesc_child *ch)
 	procdesc_lock();
 	procdesc_registry_insert(ch);
 	procdesc_unlock();
-}
-
-/* The unreaped entry of pid, or NULL; mtx held. */
-static struct procdesc_child *
-ch_unreaped(pid_t pid)
-{
-	struct procdesc_child *ch;
-
-	PROCDESC_ASSERT_LOCKED();
-	for (ch = procdesc_registry_pid(pid, NULL); ch != NULL;
-	    ch = procdesc_registry_pid(pid, ch))
-		if (!ch->ch_reaped)
-			return (ch);
-	return (NULL);
 }
 
 /*
@@ -324,69 +309,6 @@ procdesc_child_pidfd(const struct procdesc_desc *dp, int *pidfdp)
 		return (ESRCH);
 	*pidfdp = pidfd;
 	return (0);
-}
-
-/* Whether pid is an unreaped pdfork child of ours. */
-bool
-procdesc_child_is(pid_t pid)
-{
-	bool is;
-
-	procdesc_lock();
-	is = (ch_unreaped(pid) != NULL);
-	procdesc_unlock();
-	return (is);
-}
-
-/*
- * A wait for pid, waitpid(2)'s and its kin's (waitpid.c): our child
- * without PD_NOWAITPID is waitable as a fork() child is (FreeBSD 9-15):
- * once it has exited, its exit goes to *si and *ru and it is reaped now;
- * a wait for it also stands for pdwait, which reports the same exit
- * afterwards.  A PD_NOWAITPID child is hidden from every wait.
- */
-enum procdesc_waitpid
-procdesc_child_waitpid(pid_t pid, siginfo_t *si, struct rusage *ru)
-{
-	struct procdesc_child *ch;
-	enum procdesc_waitpid w;
-
-	procdesc_lock();
-	if ((ch = ch_unreaped(pid)) == NULL)
-		w = PROCDESC_WAITPID_NOTOURS;
-	else if ((ch->ch_flags & PD_NOWAITPID) != 0)
-		w = PROCDESC_WAITPID_HIDDEN;
-	else if (!ch_peek(ch))
-		w = PROCDESC_WAITPID_RUNNING;
-	else {
-		*si = ch->ch_si;
-		*ru = ch->ch_ru;
-		ch_wait(ch);
-		w = PROCDESC_WAITPID_TAKEN;
-	}
-	procdesc_unlock();
-	return (w);
-}
-
-/*
- * A wait for any child met our exited child pid, which exec'd (exec makes
- * its exit signal SIGCHLD again, NOTES 3.3): take it, so that the wait
- * looks on, as if it had never seen it.  Its exit stays recorded for
- * pdwait.  The price: its pid is free from now on.
- */
-bool
-procdesc_child_take(pid_t pid)
-{
-	struct procdesc_child *ch;
-	bool taken;
-
-	procdesc_lock();
-	if ((taken = (ch = ch_unreaped(pid)) != NULL && ch_peek(ch))) {
-		ch_reap(ch);
-		ch_settle(ch);
-	}
-	procdesc_unlock();
-	return (taken);
 }
 
 /*

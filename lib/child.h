@@ -47,7 +47,6 @@ struct procdesc_child {
 	struct procdesc_proc	 ch_proc;	/* (c) The process. */
 	const struct procdesc_ck_ops *ch_ck;	/* (c) Its close-kill, */
 	int			 ch_guardian;	/* (c) its guardian's slot. */
-	int			 ch_flags;	/* (c) PD_* given at creation. */
 	bool			 ch_exited;	/* (l) ch_si and ch_ru valid. */
 	bool			 ch_told;	/* (l) Its guardian has the exit. */
 	bool			 ch_reaped;	/* (l) The zombie is gone. */
@@ -62,14 +61,6 @@ enum procdesc_view {
 	PROCDESC_VIEW_NONE,	/* Not ours. */
 	PROCDESC_VIEW_RUNNING,	/* Ours, no event. */
 	PROCDESC_VIEW_EVENT,	/* An exit, stop or continue in *si, *ru. */
-};
-
-/* What a wait for a pid finds (procdesc_child_waitpid()). */
-enum procdesc_waitpid {
-	PROCDESC_WAITPID_NOTOURS,	/* Not a pdfork child of ours. */
-	PROCDESC_WAITPID_HIDDEN,	/* Ours, PD_NOWAITPID or taken. */
-	PROCDESC_WAITPID_RUNNING,	/* Ours, waitable, no exit yet. */
-	PROCDESC_WAITPID_TAKEN,		/* Ours: its exit, reaped now. */
 };
 
 /* Creation (create.c), procdesc_mtx not held. */
@@ -88,12 +79,6 @@ bool	procdesc_child_record(const struct procdesc_proc *pp, siginfo_t *si,
 	    struct rusage *ru) PROCDESC_HIDDEN;
 int	procdesc_child_pidfd(const struct procdesc_desc *dp, int *pidfdp)
 	    PROCDESC_HIDDEN;
-bool	procdesc_child_is(pid_t pid) PROCDESC_HIDDEN;
-
-/* A wait for a pid (waitpid.c); procdesc_mtx not held. */
-enum procdesc_waitpid procdesc_child_waitpid(pid_t pid, siginfo_t *si,
-	    struct rusage *ru) PROCDESC_HIDDEN;
-bool	procdesc_child_take(pid_t pid) PROCDESC_HIDDEN;
 
 /* The reaper (reaper.c), procdesc_mtx held. */
 bool	procdesc_child_exit_seen(pid_t pid, int *guardianp, uint64_t *idp,

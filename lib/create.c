@@ -85,7 +85,6 @@ procdesc_create_fork(int pdflags, bool spawn, pid_t *pidp, int *fdp)
 		procdesc_child_discard(ch);
 		return (error);
 	}
-	ch->ch_flags = pdflags;
 	if (cr.cr_new)
 		procdesc_reaper_watch_guardian(cr.cr_watcher);
 	error = spawn ? procdesc_fork_spawn(ck->ck_child, &cr, &pid, &pidfd) :
