@@ -32,6 +32,7 @@
 #include "desc.h"
 #include "hash.h"
 #include "syscall.h"
+#include "wire.h"
 #include "guardian/protocol.h"
 
 #ifndef SO_COOKIE
@@ -171,33 +172,12 @@ ds_connect(uint64_t key, int *sp)
 static int
 ds_ask(int s, int fd, bool wait)
 {
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct msghdr mh;
-	struct iovec iov;
 	struct pg_msg m;
 
 	memset(&m, 0, sizeof(m));
-	memset(&mh, 0, sizeof(mh));
-	memset(&cm, 0, sizeof(cm));
 	m.pm_op = PG_QUERY;
 	m.pm_flags = wait ? PG_WAIT : 0;
-	iov.iov_base = &m;
-	iov.iov_len = sizeof(m);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof(cm.buf);
-	cm.hdr.cmsg_level = SOL_SOCKET;
-	cm.hdr.cmsg_type = SCM_RIGHTS;
-	cm.hdr.cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(&cm.hdr), &fd, sizeof(int));
-	while (sendmsg(s, &mh, MSG_NOSIGNAL) == -1)
-		if (errno != EINTR)
-			return (errno);
-	return (0);
+	return (procdesc_wire_send(s, &m, &fd, 1, 0));
 }
 
 /*
@@ -208,41 +188,18 @@ ds_ask(int s, int fd, bool wait)
 static int
 ds_answer(int s, bool wait, struct procdesc_info *ip, int *pidfdp)
 {
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(2 * sizeof(int))];
-	} cm;
-	struct cmsghdr *c;
-	struct msghdr mh;
-	struct iovec iov;
 	struct pg_msg m;
 	ssize_t n;
 	int fd, nfds;
+	bool trunc;
 
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = &m;
-	iov.iov_len = sizeof(m);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof(cm.buf);
-	while ((n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC)) == -1)
+	while ((n = procdesc_wire_recv(s, &m, &fd, 1, &nfds, &trunc, 0)) ==
+	    -1)
 		if (errno != EINTR || wait)
 			return (errno);
-	fd = -1;
-	nfds = 0;
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			for (; (size_t)nfds < (c->cmsg_len - CMSG_LEN(0)) /
-			    sizeof(int); nfds++) {
-				if (fd != -1)
-					close(fd);
-				memcpy(&fd, CMSG_DATA(c) + nfds * sizeof(int),
-				    sizeof(int));
-			}
-	if (n != (ssize_t)sizeof(m) || m.pm_op != PG_INFO || m.pm_error != 0 ||
-	    nfds != 1) {
-		if (fd != -1)
+	if (n != (ssize_t)sizeof(m) || trunc || m.pm_op != PG_INFO ||
+	    m.pm_error != 0 || nfds != 1) {
+		if (nfds == 1)
 			close(fd);
 		return (n == (ssize_t)sizeof(m) && m.pm_op == PG_INFO &&
 		    m.pm_error != 0 ? m.pm_error : EINVAL);

@@ -40,6 +40,7 @@
 #include "common.h"
 #include "gd.h"
 #include "syscall.h"
+#include "wire.h"
 
 /*
  * Descriptors kept free of children: stdio, the control socket, epoll,
@@ -161,55 +162,18 @@ g_ctl_eof(void)
 	    (pfd.revents & (POLLRDHUP | POLLHUP)) != 0);
 }
 
-/* One message from the owner, with its descriptors: its length, or -1. */
-static ssize_t
-g_ctl_recv(struct pg_msg *m, int *fds, int *nfdsp, bool *truncp)
-{
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE((PG_GUARD_FDS + 1) *
-				    sizeof(int))];
-	} cm;
-	struct cmsghdr *c;
-	struct msghdr mh;
-	struct iovec iov;
-	ssize_t n;
-	size_t i;
-
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = m;
-	iov.iov_len = sizeof(*m);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof(cm.buf);
-	*nfdsp = 0;
-	if ((n = recvmsg(PG_CTL_FD, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC)) ==
-	    -1)
-		return (-1);
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) &&
-		    *nfdsp < PG_GUARD_FDS + 1; i++)
-			memcpy(&fds[(*nfdsp)++], CMSG_DATA(c) + i * sizeof(int),
-			    sizeof(int));
-	}
-	*truncp = (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) != 0;
-	return (n);
-}
-
 /* Everything the owner sent; false once it is gone. */
 static bool
 g_control(void)
 {
-	int fds[PG_GUARD_FDS + 1], nfds;
+	int fds[PG_WIRE_MAXFDS], nfds;
 	struct pg_msg m;
 	ssize_t n;
 	bool trunc;
 
 	for (;;) {
-		if ((n = g_ctl_recv(&m, fds, &nfds, &trunc)) == -1)
+		if ((n = procdesc_wire_recv(PG_CTL_FD, &m, fds,
+		    PG_WIRE_MAXFDS, &nfds, &trunc, MSG_DONTWAIT)) == -1)
 			return (errno == EAGAIN || errno == EINTR);
 		if (n == 0 && nfds == 0 && g_ctl_eof())
 			return (false);

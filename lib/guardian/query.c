@@ -36,12 +36,10 @@
 
 #include "common.h"
 #include "gd.h"
+#include "wire.h"
 
 /* Connections at a time: each costs a descriptor (guardian.c's reserve). */
 #define	G_QUERY_MAX	64
-
-/* The descriptors a query may carry: one, and room to see more. */
-#define	G_QUERY_FDS	2
 
 struct gquery {
 	struct gquery	*gq_next;	/* On gq_child's list, or the grave. */
@@ -123,22 +121,11 @@ g_query_bury(void)
 static void
 g_reply(struct gquery *q, const struct gchild *gc, int error)
 {
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct msghdr mh;
-	struct iovec iov;
 	struct pg_msg m;
 
 	memset(&m, 0, sizeof(m));
-	memset(&mh, 0, sizeof(mh));
 	m.pm_op = PG_INFO;
 	m.pm_error = error;
-	iov.iov_base = &m;
-	iov.iov_len = sizeof(m);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
 	if (error == 0) {
 		m.pm_id = gc->gc_id;
 		m.pm_pid = gc->gc_pid;
@@ -150,15 +137,9 @@ g_reply(struct gquery *q, const struct gchild *gc, int error)
 		m.pm_code = gc->gc_code;
 		m.pm_status = gc->gc_status;
 		m.pm_ru = gc->gc_ru;
-		memset(&cm, 0, sizeof(cm));
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = sizeof(cm.buf);
-		cm.hdr.cmsg_level = SOL_SOCKET;
-		cm.hdr.cmsg_type = SCM_RIGHTS;
-		cm.hdr.cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(&cm.hdr), &gc->gc_pidfd, sizeof(int));
 	}
-	(void)sendmsg(q->gq_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	(void)procdesc_wire_send(q->gq_fd, &m, error == 0 ? &gc->gc_pidfd :
+	    NULL, error == 0 ? 1 : 0, MSG_DONTWAIT);
 	g_query_free(q);
 }
 
@@ -221,45 +202,24 @@ g_query_listen_event(void)
 static int
 g_query_read(struct gquery *q, uint32_t *flagsp, uint64_t *cookiep)
 {
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(G_QUERY_FDS * sizeof(int))];
-	} cm;
-	int fds[G_QUERY_FDS], i, nfds;
-	struct cmsghdr *c;
-	struct msghdr mh;
-	struct iovec iov;
 	struct pg_msg m;
 	socklen_t len;
 	ssize_t n;
+	int error, fd, nfds;
+	bool trunc;
 
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = &m;
-	iov.iov_len = sizeof(m);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof(cm.buf);
-	if ((n = recvmsg(q->gq_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC)) ==
-	    -1)
+	*flagsp = 0;
+	if ((n = procdesc_wire_recv(q->gq_fd, &m, &fd, 1, &nfds, &trunc,
+	    MSG_DONTWAIT)) == -1)
 		return (errno);
-	nfds = 0;
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (i = 0; (size_t)i < (c->cmsg_len - CMSG_LEN(0)) /
-		    sizeof(int) && nfds < G_QUERY_FDS; i++)
-			memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int),
-			    sizeof(int));
-	}
 	len = sizeof(*cookiep);
-	i = (n == (ssize_t)sizeof(m) && m.pm_op == PG_QUERY && nfds == 1 &&
-	    (mh.msg_flags & MSG_CTRUNC) == 0 && getsockopt(fds[0], SOL_SOCKET,
-	    SO_COOKIE, cookiep, &len) == 0) ? 0 : EBADF;
-	while (nfds-- > 0)
-		close(fds[nfds]);
+	error = (n == (ssize_t)sizeof(m) && !trunc && m.pm_op == PG_QUERY &&
+	    nfds == 1 && getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookiep,
+	    &len) == 0) ? 0 : EBADF;
+	if (nfds == 1)
+		close(fd);
 	*flagsp = m.pm_flags;
-	return (i);
+	return (error);
 }
 
 /* q is readable, or hung up. */
