@@ -199,17 +199,22 @@ tests/%_test: tests/%_test.sh
 	cp $< $@
 	chmod +x $@
 
-# The torture test (tests/torture.c): a program of its own, run for 5 s
-# by torture_test and for a minute by CI.  make torture [SECONDS=n]
-# [SEED=n] runs it.
-tests/torture: tests/torture.c $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN) \
-    $(CONFIG)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(T_DEFS) -o $@ $< -L$(O) \
-	    -Wl,-rpath,$(abspath $(O)) -lprocdesc -pthread
+# The torture test (tests/torture_src/, one file per job; torture.h says
+# which): a program of its own, run for 5 s by torture_test and for a
+# minute by CI.  make torture [SECONDS=n] [SEED=n] runs it.  The folder
+# is not tests/torture/: that is the binary, which the suite and CI run.
+TORTURE_SRCS=	$(wildcard tests/torture_src/*.c)
+TORTURE_HDRS=	tests/torture_src/torture.h lib/guardian/protocol.h \
+		compat/linux_pidfd.h include/sys/procdesc.h
+tests/torture: $(TORTURE_SRCS) $(TORTURE_HDRS) $(SHLIB) \
+    $(O)/libprocdesc.so $(GUARDIAN) $(CONFIG)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(T_DEFS) -o $@ $(TORTURE_SRCS) \
+	    -L$(O) -Wl,-rpath,$(abspath $(O)) -lprocdesc -pthread
 
 # Under TSan: the torture's signal handler pdforks, and so mallocs, on
-# purpose (only where its thread holds no lock), which TSan would report
-# as a signal-unsafe call; a report stops the run at once.
+# purpose (where its thread holds nothing, or inside a call of the
+# library), which TSan would report as a signal-unsafe call; a report
+# stops the run at once.
 SECONDS?=	60
 ifeq ($(SANITIZE),thread)
 TORTURE_TSAN=	die_after_fork=0:halt_on_error=1:report_signal_unsafe=0

@@ -5,9 +5,10 @@
 #
 # Copyright (c) 2026 The libprocdesc authors.
 #
-# The torture test (tests/torture.c) for 5 s, as part of the suite; CI
-# runs it for a minute under each sanitizer.  Its output names the seed
-# that replays a failure: ./tests/torture -S seed.
+# The torture test (tests/torture, built from tests/torture_src/) for
+# 5 s, as part of the suite; CI runs it for a minute under each
+# sanitizer.  Its output names the seed that replays a failure:
+# ./tests/torture -S seed.
 
 atf_test_case torture
 torture_head()
