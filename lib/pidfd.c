@@ -239,6 +239,48 @@ procdesc_pidfd_uids(int pidfd, pid_t pid, uid_t *ruidp, uid_t *suidp)
 }
 
 /*
+ * The pid and every uid and gid of the process behind pidfd, into *ip:
+ * PIDFD_GET_INFO (Linux 6.13), else the fdinfo "Pid:" line and
+ * /proc/PID/status, which a zombie still has.  0, or ESRCH.
+ */
+static int
+pf_ids(int pidfd, struct pidfd_info *ip)
+{
+	char path[PF_PATH_LEN], line[PF_LINE_LEN];
+	unsigned int r, e, s;
+	pid_t pid;
+	FILE *fp;
+	int n;
+
+	memset(ip, 0, sizeof(*ip));
+	ip->mask = PIDFD_INFO_PID;
+	if (ioctl(pidfd, PIDFD_GET_INFO, ip) == 0)
+		return (ip->pid > 0 ? 0 : ESRCH);
+	if (procdesc_pidfd_pid(pidfd, &pid) != 0)
+		return (ESRCH);
+	ip->pid = (uint32_t)pid;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (ESRCH);
+	n = 0;
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		if (sscanf(line, "Uid: %u %u %u", &r, &e, &s) == 3) {
+			ip->ruid = r;
+			ip->euid = e;
+			ip->suid = s;
+			n++;
+		} else if (sscanf(line, "Gid: %u %u %u", &r, &e, &s) == 3) {
+			ip->rgid = r;
+			ip->egid = e;
+			ip->sgid = s;
+			n++;
+		}
+	}
+	fclose(fp);
+	return (n == 2 ? 0 : ESRCH);
+}
+
+/*
  * Whether we may read what /proc shows of the process only to those that
  * may ptrace-read it (PTRACE_MODE_READ_FSCREDS; a zombie has no memory,
  * so its dumpable flag does not count): root, or every uid and gid of
@@ -259,11 +301,12 @@ pf_may_read(const struct pidfd_info *ip)
 }
 
 /*
- * The wait status of the zombie behind pidfd, which nobody reaped yet:
- * /proc/PID/stat's exit_code (Linux 3.5), for a process we may read
- * (pf_may_read()), its pid and credentials from PIDFD_GET_INFO (6.13).
- * The pidfd is looked at again after the read: the zombie still there,
- * the pid was its own throughout.  0 and *wstatusp, else ESRCH.
+ * The wait status of the zombie behind pidfd, from /proc/PID/stat's
+ * exit_code field, which /proc shows only to those that may read it
+ * (pf_may_read()); its pid and credentials from PIDFD_GET_INFO (6.13), or
+ * fdinfo and /proc/PID/status before.  The pidfd is looked at again after
+ * the read: the zombie still there, the pid was its own throughout.  0
+ * and *wstatusp, else ESRCH.
  */
 int
 procdesc_pidfd_zombie_status(int pidfd, int *wstatusp)
@@ -275,11 +318,9 @@ procdesc_pidfd_zombie_status(int pidfd, int *wstatusp)
 
 	saved = errno;
 	error = ESRCH;
-	memset(&info, 0, sizeof(info));
-	info.mask = PIDFD_INFO_PID;
-	if (ioctl(pidfd, PIDFD_GET_INFO, &info) == 0 && info.pid > 0 &&
-	    pf_may_read(&info) && (p = pf_stat((pid_t)info.pid,
-	    PF_STAT_STATE, buf, sizeof(buf))) != NULL && *p == 'Z') {
+	if (pf_ids(pidfd, &info) == 0 && pf_may_read(&info) &&
+	    (p = pf_stat((pid_t)info.pid, PF_STAT_STATE, buf,
+	    sizeof(buf))) != NULL && *p == 'Z') {
 		for (i = PF_STAT_STATE; i < PF_STAT_EXITCODE && p != NULL; i++)
 			p = strchr(p + 1, ' ');
 		if (p != NULL && sscanf(p + 1, "%d", &st) == 1 &&
