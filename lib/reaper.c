@@ -332,10 +332,13 @@ rp_event(uint64_t d)
 /*
  * The thread's own descriptor table: a copy of the application's, emptied
  * at once (the copies would keep the application's descriptors, process
- * descriptors among them, open).  Where unshare(2) is refused (seccomp),
- * the application's table, which its closefrom(3) can empty under us.
- * Then its epoll, its signalfd and a pidfd of our process.  false if any
- * of it fails: the thread then does nothing, and pdwait alone sees exits.
+ * descriptors among them, open).  Only where pidfd_getfd(2) (Linux 5.6)
+ * can copy the guardians' sockets into it, else nobody would read their
+ * PG_CLOSED (EBADF for descriptor -1 says the call exists); and where
+ * unshare(2) is allowed (seccomp).  Else the application's table, which
+ * its closefrom(3) can empty under us.  Then its epoll, its signalfd and
+ * a pidfd of our process.  false if any of it fails: the thread then does
+ * nothing, and pdwait alone sees exits.
  */
 static bool
 rp_setup(void)
@@ -343,7 +346,8 @@ rp_setup(void)
 	uint64_t mask;
 	int sfd;
 
-	if ((rp_private = sys_unshare(CLONE_FILES) == 0))
+	if (sys_pidfd_getfd(-1, 0, 0) == -1 && errno == EBADF &&
+	    (rp_private = sys_unshare(CLONE_FILES) == 0))
 		(void)sys_close_range(0, ~0U, 0);
 	mask = 1ULL << (RP_KICK - 1);
 	if ((rp_ep = sys_epoll_create1(EPOLL_CLOEXEC)) == -1 ||

@@ -19,6 +19,7 @@
 #include <atf-c.h>
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -405,6 +406,50 @@ T_TC(close__sentry_without_close_range, "a guardian started without "
 	t_kill_wait(w);
 }
 
+/*
+ * Without pidfd_getfd(2) (before Linux 5.6) the reaper cannot copy its
+ * guardian's socket into a descriptor table of its own; it must then work
+ * in the application's, or nobody reads the guardian's word of the last
+ * close and the exited child stays a zombie for the owner's lifetime.
+ */
+static int
+reap_without_getfd(void)
+{
+	struct pollfd pfd;
+	int64_t deadline;
+	pid_t pid;
+	int fd, n;
+
+	if (t_refuse_syscall(SYS_pidfd_getfd, T_ANY_ARG, ENOSYS) == -1)
+		return (100);
+	if ((pid = pdfork(&fd, 0)) == 0)
+		_exit(0);
+	if (pid == -1)
+		return (101);
+	pfd.fd = fd;
+	pfd.events = POLLHUP;
+	if (poll(&pfd, 1, T_LONG_MS) != 1)
+		return (102);
+	(void)close(fd);
+	deadline = t_now_ms() + T_LONG_MS;
+	while ((n = t_children(T_CHILDREN_OTHERS, NULL, 0)) != 0 &&
+	    t_now_ms() < deadline)
+		(void)poll(NULL, 0, 1);
+	return (n == 0 ? 0 : 103);
+}
+
+T_TC(close__reap_without_pidfd_getfd, "without pidfd_getfd the last "
+    "close still reaps the child")
+{
+	pid_t y;
+
+	ATF_REQUIRE((y = fork()) != -1);
+	if (y == 0)
+		_exit(reap_without_getfd());
+	ATF_CHECK_EQ_MSG(t_reap(y), 0, "100: no seccomp; 103: the exited "
+	    "child stayed a zombie after its last close");
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 
@@ -421,5 +466,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, close__threads);
 	ATF_TP_ADD_TC(tp, close__closefrom_internal);
 	ATF_TP_ADD_TC(tp, close__sentry_without_close_range);
+	ATF_TP_ADD_TC(tp, close__reap_without_pidfd_getfd);
 	return (atf_no_error());
 }
