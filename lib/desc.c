@@ -11,7 +11,7 @@
  * holds.  Its identity is its socket cookie, assigned by the kernel and
  * never reused, so that no name, pid or inode another process can read or
  * guess makes a look-alike pass: the owner knows the cookies of the
- * descriptors it made (child.c, known.c), and anyone else asks the
+ * descriptors it made (child.c), and anyone else asks the
  * guardian the name points to, sending the descriptor itself (NOTES 1.3).
  *
  * Every function returns 0 or an errno value and keeps errno as it was.
@@ -36,7 +36,7 @@
 #include "guardian/protocol.h"
 
 #ifndef SO_COOKIE
-#define	SO_COOKIE	57		/* Linux 2.6.33; unix sockets: 5.14. */
+#define	SO_COOKIE	57		/* Linux 4.12. */
 #endif
 
 /* An abstract name: "\0" and text, into *sa; its length. */

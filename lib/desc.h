@@ -7,7 +7,7 @@
 /*
  * The process descriptor as an object (desc.c): an AF_UNIX socket, bound to
  * a name that says which guardian holds its peer, and known by its socket
- * cookie, the kernel's identity of the socket (never reused, Linux 5.14+).
+ * cookie, the kernel's identity of the socket (never reused, Linux 4.12).
  * And the query any holder may send that guardian about it.  Every
  * function returns 0 or an errno value and keeps errno as it was.
  */
