@@ -51,7 +51,7 @@
 /*
  * Pid of the process behind a pidfd while the kernel still knows it:
  * PIDFD_GET_INFO (Linux 6.13), else the fdinfo "Pid:" line.  ESRCH once
- * it is reaped.
+ * it is reaped, or if our pid namespace has no pid for it.
  */
 int
 procdesc_pidfd_pid(int pidfd, pid_t *pidp)
@@ -69,7 +69,12 @@ procdesc_pidfd_pid(int pidfd, pid_t *pidp)
 		errno = saved;
 		return (info.pid > 0 ? 0 : ESRCH);
 	}
-	error = (errno == ESRCH) ? ESRCH : 0;
+	/*
+	 * ESRCH: reaped.  EREMOTE (Linux 6.18 at least): it has no pid in our
+	 * namespace, and fdinfo would show its pid in the namespace of /proc,
+	 * which need not be ours.
+	 */
+	error = (errno == ESRCH || errno == EREMOTE) ? ESRCH : 0;
 	pid = -1;
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
 	if (error == 0 && (fp = fopen(path, "re")) != NULL) {

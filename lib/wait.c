@@ -28,7 +28,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -134,21 +133,21 @@ procdesc_wait_foreign(int fd, const struct procdesc_desc *dp, bool wait,
 	return (0);
 }
 
-/* Our pid namespace's inode: 0 if /proc does not say. */
+/*
+ * Our pid namespace's inode: 0 if /proc does not say.  Not cached: the
+ * child of a fork() made after unshare(CLONE_NEWPID) or setns(2) is in
+ * another namespace than the process whose memory it copied.
+ */
 static uint64_t
 wt_pidns(void)
 {
-	static _Atomic uint64_t ns;
 	struct stat st;
 	uint64_t v;
 	int saved;
 
-	if ((v = atomic_load(&ns)) == 0) {
-		saved = errno;
-		if (stat("/proc/self/ns/pid", &st) == 0)
-			atomic_store(&ns, v = (uint64_t)st.st_ino);
-		errno = saved;
-	}
+	saved = errno;
+	v = (stat("/proc/self/ns/pid", &st) == 0) ? (uint64_t)st.st_ino : 0;
+	errno = saved;
 	return (v);
 }
 
