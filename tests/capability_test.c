@@ -444,34 +444,6 @@ c_selfsend(int fd)
 	return (t_sendfd(fd, "s", 1, fd) == 0 ? 0 : errno);
 }
 
-/* sendmsg(2) one byte and fd to the name sa, from s: 0 or errno. */
-static int
-c_sendto_fd(int s, const struct sockaddr_un *sa, socklen_t len, int fd)
-{
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct msghdr mh;
-	struct iovec iov;
-
-	memset(&mh, 0, sizeof(mh));
-	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = (void *)(uintptr_t)"s";
-	iov.iov_len = 1;
-	mh.msg_name = (void *)(uintptr_t)sa;
-	mh.msg_namelen = len;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof(cm.buf);
-	cm.hdr.cmsg_level = SOL_SOCKET;
-	cm.hdr.cmsg_type = SCM_RIGHTS;
-	cm.hdr.cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(&cm.hdr), &fd, sizeof(int));
-	return (sendmsg(s, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == 1 ? 0 : errno);
-}
-
 /*
  * Send fd, from a fresh socket of each type, to fd's own name (connected
  * first, and for a datagram socket also unconnected): were it accepted, fd
@@ -506,7 +478,8 @@ c_park(int fd)
 			if ((s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC,
 			    0)) == -1)
 				return (errno);
-			if ((error = c_sendto_fd(s, &sa, len, fd)) == 0)
+			if ((error = t_sendfd_to(s, &sa, len, "s", 1, fd,
+			    MSG_DONTWAIT) == 0 ? 0 : errno) == 0)
 				error = -1;
 		}
 		(void)close(s);

@@ -621,9 +621,14 @@ t_unmapped(void)
 	return (p);
 }
 
-/* Send len bytes, with fd attached (SCM_RIGHTS) unless it is -1. */
+/*
+ * Send len bytes on s, to the address sa (NULL: s's peer), with fd
+ * attached (SCM_RIGHTS) unless it is -1, and flags besides MSG_NOSIGNAL:
+ * 0, or -1 and errno.
+ */
 int
-t_sendfd(int s, const void *buf, size_t len, int fd)
+t_sendfd_to(int s, const void *sa, socklen_t salen, const void *buf,
+    size_t len, int fd, int flags)
 {
 	union {
 		struct cmsghdr	hdr;
@@ -636,6 +641,8 @@ t_sendfd(int s, const void *buf, size_t len, int fd)
 	memset(&cm, 0, sizeof(cm));
 	iov.iov_base = (void *)(uintptr_t)buf;
 	iov.iov_len = len;
+	mh.msg_name = (void *)(uintptr_t)sa;
+	mh.msg_namelen = salen;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	if (fd != -1) {
@@ -646,7 +653,16 @@ t_sendfd(int s, const void *buf, size_t len, int fd)
 		cm.hdr.cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(&cm.hdr), &fd, sizeof(int));
 	}
-	return (sendmsg(s, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1);
+	return (sendmsg(s, &mh, MSG_NOSIGNAL | flags) == (ssize_t)len ? 0 :
+	    -1);
+}
+
+/* Send len bytes to s's peer, with fd attached unless it is -1. */
+int
+t_sendfd(int s, const void *buf, size_t len, int fd)
+{
+
+	return (t_sendfd_to(s, NULL, 0, buf, len, fd, 0));
 }
 
 /*

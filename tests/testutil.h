@@ -14,6 +14,7 @@
 #ifndef _TESTUTIL_H_
 #define	_TESTUTIL_H_
 
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <atf-c.h>
@@ -93,6 +94,8 @@ void	t_kill_wait(int watchfd);
 void	t_expect_death(int watchfd);
 void	*t_unmapped(void);
 int	t_sendfd(int s, const void *buf, size_t len, int fd);
+int	t_sendfd_to(int s, const void *sa, socklen_t salen, const void *buf,
+	    size_t len, int fd, int flags);
 ssize_t	t_recvfd(int s, void *buf, size_t len, int *fdp, int flags);
 int	t_guardian_sock(void);
 bool	t_is_pd(int fd);
