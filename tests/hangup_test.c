@@ -45,6 +45,7 @@
 
 #include "testutil.h"
 
+/* Divided by $PROCDESC_TEST_SCALE in the kernel matrix (t_scaled()). */
 #define	HU_ROUNDS_POLL	1000	/* The requirement: 0 of >= 300 wrong. */
 #define	HU_ROUNDS_OTHER	300	/* select and epoll. */
 #define	HU_ROUNDS_HOLD	100	/* Three holders per round. */
@@ -428,28 +429,28 @@ T_TC(hangup__poll, "poll: the first wake-up at the exit has POLLHUP and "
     "POLLIN, never POLLIN alone (1000 rounds, CPUs busy)")
 {
 
-	hu_stress(HU_POLL, HU_ROUNDS_POLL);
+	hu_stress(HU_POLL, t_scaled(HU_ROUNDS_POLL));
 }
 
 T_TC(hangup__select, "select: readable at the exit only with the hang-up "
     "there, the except set empty")
 {
 
-	hu_stress(HU_SELECT, HU_ROUNDS_OTHER);
+	hu_stress(HU_SELECT, t_scaled(HU_ROUNDS_OTHER));
 }
 
 T_TC(hangup__epoll_lt, "epoll, level-triggered: the first wake-up has "
     "EPOLLHUP and EPOLLIN, and they stay")
 {
 
-	hu_stress(HU_EPOLL_LT, HU_ROUNDS_OTHER);
+	hu_stress(HU_EPOLL_LT, t_scaled(HU_ROUNDS_OTHER));
 }
 
 T_TC(hangup__epoll_et, "epoll, edge-triggered: one wake-up, with EPOLLHUP "
     "and EPOLLIN, and no second")
 {
 
-	hu_stress(HU_EPOLL_ET, HU_ROUNDS_OTHER);
+	hu_stress(HU_EPOLL_ET, t_scaled(HU_ROUNDS_OTHER));
 }
 
 /*
@@ -550,7 +551,7 @@ T_TC(hangup__every_holder, "a fork() copy and an SCM_RIGHTS receiver, "
 	hu_tally_init(&t, "owner");
 	hu_tally_init(&th, "fork copy and receiver");
 	hu_load_start(&load);
-	for (i = 0; i < HU_ROUNDS_HOLD; i++) {
+	for (i = 0; i < t_scaled(HU_ROUNDS_HOLD); i++) {
 		ATF_REQUIRE(pipe2(ready, O_CLOEXEC) == 0);
 		ATF_REQUIRE(pipe2(out, O_CLOEXEC) == 0);
 		ATF_REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
@@ -813,7 +814,7 @@ hu_kind(void (*make)(struct hu_kid *), const char *name)
 
 	hu_tally_init(&t, name);
 	hu_load_start(&load);
-	for (i = 0; i < HU_ROUNDS_KIND; i++) {
+	for (i = 0; i < t_scaled(HU_ROUNDS_KIND); i++) {
 		memset(&k, 0, sizeof(k));
 		k.hk_middle = k.hk_release = -1;
 		make(&k);

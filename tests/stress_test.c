@@ -723,6 +723,17 @@ T_TC(sweep__bulk_close_with_app_zombie, "reaper sweep with an "
  */
 #define	BURST_N		2000
 
+/*
+ * How many: BURST_N, fewer in the kernel matrix's emulated guests
+ * (t_scaled()), but never so few that one socket's buffer holds them.
+ */
+static int
+burst_n(void)
+{
+
+	return (t_scaled(BURST_N) < 500 ? 500 : t_scaled(BURST_N));
+}
+
 /* In the worker: room for BURST_N descriptors here and in its guardian. */
 static void
 burst_nofile(void)
@@ -761,27 +772,28 @@ burst_closes(void)
 	struct pollfd pfd;
 	int64_t deadline;
 	pid_t pid;
-	int i, n;
+	int i, n, nb;
 
-	for (i = 0; i < BURST_N; i++)
+	nb = burst_n();
+	for (i = 0; i < nb; i++)
 		if ((pid = pdfork(&fd[i], PD_CLOEXEC)) == 0)
 			_exit(0);
 		else if (pid == -1)
 			return (10);
-	for (i = 0; i < BURST_N; i++) {
+	for (i = 0; i < nb; i++) {
 		pfd.fd = fd[i];
 		pfd.events = POLLHUP;
 		if (poll(&pfd, 1, T_LONG_MS) != 1)
 			return (11);
 	}
-	for (i = 0; i < BURST_N; i++)
+	for (i = 0; i < nb; i++)
 		(void)close(fd[i]);
 	deadline = t_now_ms() + T_LONG_MS;
 	while ((n = t_nchildren()) != 0 && t_now_ms() < deadline)
 		(void)poll(NULL, 0, 1);
 	if (n != 0)
 		fprintf(stderr, "%d of %d children left zombies after the "
-		    "last close\n", n, BURST_N);
+		    "last close\n", n, nb);
 	return (n == 0 ? 0 : 12);
 }
 
@@ -797,10 +809,11 @@ static int
 burst_exits(void)
 {
 	static int fd[BURST_N];
-	int i, n, p[2], st;
+	int i, n, nb, p[2], st;
 	pid_t copy, pid;
 
-	for (i = 0; i < BURST_N; i++)
+	nb = burst_n();
+	for (i = 0; i < nb; i++)
 		if ((pid = pdfork(&fd[i], PD_CLOEXEC)) == 0)
 			t_pause();
 		else if (pid == -1)
@@ -811,7 +824,7 @@ burst_exits(void)
 		/* Not the owner: it asks the guardian. */
 		alarm(T_LONG_MS / 1000 * 3);
 		n = 0;
-		for (i = 0; i < BURST_N; i++)
+		for (i = 0; i < nb; i++)
 			if (pdwait(fd[i], &st, WEXITED, NULL, NULL) == 0 &&
 			    WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 				n++;
@@ -819,14 +832,14 @@ burst_exits(void)
 		_exit(0);
 	}
 	(void)close(p[1]);
-	for (i = 0; i < BURST_N; i++)
+	for (i = 0; i < nb; i++)
 		if (pdkill(fd[i], SIGKILL) != 0)
 			return (12);
 	if (read(p[0], &n, sizeof(n)) != (ssize_t)sizeof(n))
 		n = -1;
-	if (t_reap(copy) != 0 || n != BURST_N) {
+	if (t_reap(copy) != 0 || n != nb) {
 		fprintf(stderr, "the fork copy's pdwait gave %d of %d statuses "
-		    "(-1: it hung)\n", n, BURST_N);
+		    "(-1: it hung)\n", n, nb);
 		return (13);
 	}
 	return (0);

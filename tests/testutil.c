@@ -191,6 +191,24 @@ t_as_nobody(int (*fn)(int, pid_t), int fd, pid_t pid)
 	return (t_reap(w));
 }
 
+/*
+ * n, divided by $PROCDESC_TEST_SCALE where that is set, at least 1: for
+ * the cases that repeat a round many times or make thousands of children.
+ * The kernel matrix's guests run under emulation, where the full count
+ * would take minutes; the host's run keeps it.
+ */
+int
+t_scaled(int n)
+{
+	const char *e;
+	long d;
+
+	if ((e = getenv("PROCDESC_TEST_SCALE")) == NULL ||
+	    (d = strtol(e, NULL, 10)) <= 1)
+		return (n);
+	return (n / d > 0 ? (int)(n / d) : 1);
+}
+
 /* Wait for a helper we forked: its exit status, or -1 if it did not exit. */
 int
 t_reap(pid_t pid)
