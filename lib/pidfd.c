@@ -49,9 +49,37 @@
 #define	PF_STAT_ALL_LEN		2048	/* All 52 fields. */
 
 /*
+ * Whether /proc shows pids as our pid namespace sees them: our own NSpid
+ * line has one pid.  A /proc of an outer namespace (a new pid namespace
+ * that mounted none of its own) shows two or more; one of an inner
+ * namespace has no /proc/self for us.
+ */
+static bool
+pf_proc_is_ours(void)
+{
+	char line[PF_LINE_LEN];
+	FILE *fp;
+	bool ours;
+	int a, b, n;
+
+	if ((fp = fopen("/proc/self/status", "re")) == NULL)
+		return (false);
+	ours = false;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if ((n = sscanf(line, "NSpid: %d %d", &a, &b)) >= 1) {
+			ours = (n == 1);
+			break;
+		}
+	fclose(fp);
+	return (ours);
+}
+
+/*
  * Pid of the process behind a pidfd while the kernel still knows it:
- * PIDFD_GET_INFO (Linux 6.13), else the fdinfo "Pid:" line.  ESRCH once
- * it is reaped, or if our pid namespace has no pid for it.
+ * PIDFD_GET_INFO (Linux 6.13), else the fdinfo "Pid:" line, which is in
+ * the namespace of /proc, and so ours only if pf_proc_is_ours().  ESRCH
+ * once it is reaped, or if our pid namespace has no pid for it (or we
+ * cannot tell).
  */
 int
 procdesc_pidfd_pid(int pidfd, pid_t *pidp)
@@ -77,7 +105,8 @@ procdesc_pidfd_pid(int pidfd, pid_t *pidp)
 	error = (errno == ESRCH || errno == EREMOTE) ? ESRCH : 0;
 	pid = -1;
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	if (error == 0 && (fp = fopen(path, "re")) != NULL) {
+	if (error == 0 && pf_proc_is_ours() &&
+	    (fp = fopen(path, "re")) != NULL) {
 		while (fgets(line, sizeof(line), fp) != NULL)
 			if (sscanf(line, "Pid: %d", &pid) == 1)
 				break;
