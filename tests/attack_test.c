@@ -87,37 +87,6 @@ a_left(int64_t deadline)
 	return (left < 0 ? 0 : (int)left);
 }
 
-/* Read len bytes within ms: len, 0 at EOF first, else -1. */
-static ssize_t
-a_read_within(int fd, void *buf, size_t len, int ms)
-{
-	struct pollfd pfd;
-	int64_t deadline;
-	size_t got;
-	ssize_t n;
-	int r;
-
-	deadline = a_now_ms() + ms;
-	for (got = 0; got < len; got += (size_t)n) {
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		while ((r = poll(&pfd, 1, a_left(deadline))) == -1 &&
-		    errno == EINTR)
-			;
-		if (r != 1)
-			return (-1);
-		while ((n = read(fd, (char *)buf + got, len - got)) == -1 &&
-		    errno == EINTR)
-			;
-		if (n == -1)
-			return (-1);
-		if (n == 0)
-			return (got == 0 ? 0 : -1);
-	}
-	return ((ssize_t)len);
-}
-
 /* What /proc/PID/stat says of a process. */
 struct a_stat {
 	char			comm[32];
@@ -451,7 +420,7 @@ a_keepalive(bool other)
 					t_child_write(rdy[1], "u", 1);
 					_exit(1);
 				}
-				if (a_read_within(pp[0], &pid, sizeof(pid),
+				if (t_read_within(pp[0], &pid, sizeof(pid),
 				    T_LONG_MS) != (ssize_t)sizeof(pid))
 					_exit(2);
 				a_squat(pid, rdy[1]);
@@ -475,7 +444,7 @@ a_keepalive(bool other)
 		}
 		ATF_REQUIRE(close(rdy[1]) == 0);
 		c = '?';
-		n = a_read_within(rdy[0], &c, 1, T_LONG_MS);
+		n = t_read_within(rdy[0], &c, 1, T_LONG_MS);
 		ATF_REQUIRE(close(fd) == 0);
 		dead = t_dead_within(w, T_LONG_MS);
 		if (!dead)
@@ -568,7 +537,7 @@ a_owner_trial(int trial)
 	ATF_REQUIRE(close(rep[1]) == 0);
 	k = 1 + (int)(random() % 12);
 	nrep = 0;
-	while (nrep < k && a_read_within(rep[0], &rep_pids[nrep],
+	while (nrep < k && t_read_within(rep[0], &rep_pids[nrep],
 	    sizeof(pid_t), T_LONG_MS) == (ssize_t)sizeof(pid_t))
 		nrep++;
 	/* Randomise the instant, 0 to ~100 us: not for correctness. */
@@ -578,7 +547,7 @@ a_owner_trial(int trial)
 	ATF_REQUIRE(waitpid(o, NULL, 0) == o);
 	/* EOF once every child that ran has written and closed. */
 	deadline = a_now_ms() + T_LONG_MS;
-	while ((n = a_read_within(rep[0], &pid, sizeof(pid),
+	while ((n = t_read_within(rep[0], &pid, sizeof(pid),
 	    a_left(deadline))) == (ssize_t)sizeof(pid))
 		if (nrep < A_OWNKIDS + 1)
 			rep_pids[nrep++] = pid;
@@ -729,7 +698,7 @@ T_TC(nothing_silent__low_nofile,
 	nok = 0;
 	for (nrec = 0; nrec < A_NLOWFD; nrec++) {
 		w[nrec] = -1;
-		ATF_REQUIRE_MSG(a_read_within(rep[0], &r[nrec], sizeof(r[0]),
+		ATF_REQUIRE_MSG(t_read_within(rep[0], &r[nrec], sizeof(r[0]),
 		    T_LONG_MS) == (ssize_t)sizeof(r[0]), "the worker did not "
 		    "report pdfork %d", nrec);
 		if (r[nrec].pid > 0) {
@@ -740,7 +709,7 @@ T_TC(nothing_silent__low_nofile,
 			    r[nrec].err == EAGAIN, "pdfork %d: %s, not "
 			    "EMFILE or EAGAIN", nrec, strerror(r[nrec].err));
 	}
-	ATF_REQUIRE(a_read_within(rep[0], &r[0], sizeof(r[0]), T_LONG_MS) ==
+	ATF_REQUIRE(t_read_within(rep[0], &r[0], sizeof(r[0]), T_LONG_MS) ==
 	    (ssize_t)sizeof(r[0]));
 	ATF_REQUIRE(r[0].pid == 0);
 	fprintf(stderr, "%d of %d pdforks worked\n", nok, A_NLOWFD);
@@ -898,13 +867,13 @@ T_TC(nothing_silent__second_guardian,
 
 	o = a_start_owner(a_second_owner, &rep, &go);
 	for (i = 0; i < A_NSECOND; i++) {
-		ATF_REQUIRE(a_read_within(rep, &pid[i], sizeof(pid[i]),
+		ATF_REQUIRE(t_read_within(rep, &pid[i], sizeof(pid[i]),
 		    T_LONG_MS) == (ssize_t)sizeof(pid[i]));
 		ATF_CHECK_MSG(pid[i] > 0, "pdfork %d: %s", i,
 		    strerror(-pid[i]));
 		w[i] = pid[i] > 0 ? t_watch(pid[i]) : -1;
 	}
-	ATF_REQUIRE(a_read_within(rep, &n, sizeof(n), T_LONG_MS) ==
+	ATF_REQUIRE(t_read_within(rep, &n, sizeof(n), T_LONG_MS) ==
 	    (ssize_t)sizeof(n));
 	ATF_CHECK_MSG(n >= 2, "%d guardian(s) for %d children", n,
 	    A_NSECOND);
@@ -962,7 +931,7 @@ T_TC(nothing_silent__nproc, "under RLIMIT_NPROC, guarded or EAGAIN")
 		    "not bind root)");
 	o = a_start_owner(a_nproc_owner, &rep, &go);
 	for (nok = 0; nok < 4 * A_NPROC_MORE; nok++) {
-		ATF_REQUIRE_MSG(a_read_within(rep, &pid, sizeof(pid),
+		ATF_REQUIRE_MSG(t_read_within(rep, &pid, sizeof(pid),
 		    T_LONG_MS) == (ssize_t)sizeof(pid), "owner silent");
 		if (pid < 0) {
 			ATF_CHECK_MSG(pid == -EAGAIN, "pdfork: %s, not EAGAIN",
@@ -972,7 +941,7 @@ T_TC(nothing_silent__nproc, "under RLIMIT_NPROC, guarded or EAGAIN")
 		w[nok] = t_watch(pid);
 	}
 	ATF_CHECK_MSG(nok < 4 * A_NPROC_MORE, "RLIMIT_NPROC never bound");
-	ATF_REQUIRE(a_read_within(rep, &n, sizeof(n), T_LONG_MS) ==
+	ATF_REQUIRE(t_read_within(rep, &n, sizeof(n), T_LONG_MS) ==
 	    (ssize_t)sizeof(n));
 	ATF_CHECK_MSG(n == nok, "the owner has %d children, %d pdforks "
 	    "worked", n, nok);
@@ -1113,7 +1082,7 @@ T_TC(guardian_fault__stopped, "a stopped guardian makes pdfork fail")
 	/* Its child, if any, never ran: it wrote nothing, and went. */
 	ATF_REQUIRE(close(p[1]) == 0);
 	c = '-';
-	n = a_read_within(p[0], &c, 1, T_LONG_MS);
+	n = t_read_within(p[0], &c, 1, T_LONG_MS);
 	ATF_CHECK_MSG(n == 0, "the child of the failed pdfork %s",
 	    n == 1 ? "ran user code" : "still holds its pipe");
 	ATF_REQUIRE(close(p[0]) == 0);
@@ -1294,7 +1263,7 @@ T_TC(guardian_hygiene, "the guardian inherits nothing of its owner's")
 	}
 	ATF_REQUIRE(close(rep[1]) == 0);
 	ATF_REQUIRE(close(go[0]) == 0);
-	ATF_REQUIRE(a_read_within(rep[0], &pid, sizeof(pid), T_LONG_MS) ==
+	ATF_REQUIRE(t_read_within(rep[0], &pid, sizeof(pid), T_LONG_MS) ==
 	    (ssize_t)sizeof(pid));
 	if (pid <= 0) {
 		ATF_REQUIRE(write(go[1], "g", 1) == 1);
@@ -1360,7 +1329,7 @@ T_TC(setuid_owner, "nobody cannot signal the guardian of a set-uid owner")
 	}
 	ATF_REQUIRE(close(rep[1]) == 0);
 	ATF_REQUIRE(close(go[0]) == 0);
-	ATF_REQUIRE(a_read_within(rep[0], &rr, sizeof(rr), T_LONG_MS) ==
+	ATF_REQUIRE(t_read_within(rep[0], &rr, sizeof(rr), T_LONG_MS) ==
 	    (ssize_t)sizeof(rr));
 	if (rr.pid <= 0) {
 		ATF_REQUIRE(write(go[1], "g", 1) == 1);
@@ -1395,7 +1364,7 @@ T_TC(setuid_owner, "nobody cannot signal the guardian of a set-uid owner")
 	ATF_REQUIRE(close(res[1]) == 0);
 	ATF_CHECK_EQ(t_reap(a), 0);
 	memset(err, 0, sizeof(err));
-	ATF_REQUIRE(a_read_within(res[0], err, sizeof(err), T_LONG_MS) ==
+	ATF_REQUIRE(t_read_within(res[0], err, sizeof(err), T_LONG_MS) ==
 	    (ssize_t)sizeof(err));
 	ATF_REQUIRE(close(res[0]) == 0);
 	(void)kill(g, SIGCONT);

@@ -846,6 +846,58 @@ t_copy_ops(int fd, pid_t want)
 	return (0);
 }
 
+/*
+ * Read len bytes from fd within ms: len, 0 at EOF first, else -1.  No
+ * ATF macro: forked processes call it too.
+ */
+ssize_t
+t_read_within(int fd, void *buf, size_t len, int ms)
+{
+	struct pollfd pfd;
+	int64_t deadline, left;
+	size_t got;
+	ssize_t n;
+	int r;
+
+	deadline = t_now_ms() + ms;
+	for (got = 0; got < len; got += (size_t)n) {
+		left = deadline - t_now_ms();
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		while ((r = poll(&pfd, 1, left < 0 ? 0 : (int)left)) == -1 &&
+		    errno == EINTR)
+			;
+		if (r != 1)
+			return (-1);
+		while ((n = read(fd, (char *)buf + got, len - got)) == -1 &&
+		    errno == EINTR)
+			;
+		if (n == -1)
+			return (-1);
+		if (n == 0)
+			return (got == 0 ? 0 : -1);
+	}
+	return ((ssize_t)len);
+}
+
+/*
+ * The guardian of owner: the one child of owner's one sentry (a guardian
+ * is the sentry's child, lib/guardian_start.c).  -1 if owner has no
+ * sentry or several, or the sentry no child.
+ */
+pid_t
+t_guardian_of(pid_t owner)
+{
+	pid_t s, g;
+
+	if (t_children_of(owner, T_CHILDREN_SENTRIES, &s, 1) != 1 ||
+	    t_children_of(owner, T_CHILDREN_SENTRIES, NULL, 0) != 1 ||
+	    t_children_of(s, T_CHILDREN_ALL, &g, 1) != 1)
+		return (-1);
+	return (g);
+}
+
 /* An fd number that is not open (the lowest). */
 int
 t_closed_fd(void)

@@ -121,6 +121,8 @@ int	t_closed_fd(void);
 int	t_regular_file(void);
 void	t_close_pipe(int p[2]);
 int	t_read_byte(int fd);
+ssize_t	t_read_within(int fd, void *buf, size_t len, int ms);
+pid_t	t_guardian_of(pid_t owner);
 pid_t	t_pdfork_on_byte(int *fdp, int ctl[2], int code);
 void	t_wait_reaped(int fd);
 bool	t_dispose(int fd);
