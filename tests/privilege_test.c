@@ -45,7 +45,7 @@
 #include "testutil.h"
 
 #define	P_OWNER		65533	/* An owner's uid: neither root nor nobody. */
-#define	P_NRACE		50	/* Guardian starts raced, per case. */
+#define	P_NRACE		50	/* Guardian starts raced, per case (scaled). */
 #define	P_RACE_PIDS	6	/* Pids after the owner's tried: its reaper
 				   thread, sentry, guardian, child. */
 #define	P_RACE_FDS	8	/* Descriptors tried in each: the control
@@ -464,7 +464,7 @@ p_race_attacker(uid_t auid, uid_t ouid, bool nodump, int res)
 static void
 p_race(uid_t auid, uid_t ouid, bool nodump)
 {
-	int hits, i, nok, res[2], seen;
+	int hits, i, n, nok, res[2], seen;
 	struct p_race r;
 	char first[sizeof(r.what)];
 	pid_t a;
@@ -474,7 +474,8 @@ p_race(uid_t auid, uid_t ouid, bool nodump)
 		    "other users");
 	hits = seen = nok = 0;
 	first[0] = '\0';
-	for (i = 0; i < P_NRACE; i++) {
+	n = t_scaled(P_NRACE);
+	for (i = 0; i < n; i++) {
 		ATF_REQUIRE(pipe2(res, O_CLOEXEC) == 0);
 		ATF_REQUIRE((a = fork()) >= 0);
 		if (a == 0) {
@@ -495,9 +496,9 @@ p_race(uid_t auid, uid_t ouid, bool nodump)
 		hits += r.hits;
 	}
 	fprintf(stderr, "%d starts, %d worked, %d processes of the starts "
-	    "tried, %d handles taken\n", P_NRACE, nok, seen, hits);
-	ATF_CHECK_MSG(nok == P_NRACE, "only %d of %d owners could pdfork",
-	    nok, P_NRACE);
+	    "tried, %d handles taken\n", n, nok, seen, hits);
+	ATF_CHECK_MSG(nok == n, "only %d of %d owners could pdfork",
+	    nok, n);
 	ATF_CHECK_MSG(seen > 0, "the attacker never found a sentry or "
 	    "guardian to try (pids not sequential?)");
 	ATF_CHECK_MSG(hits == 0, "uid %u took %d handle(s) on the sentry or "
