@@ -30,11 +30,8 @@
 /* "/proc/self/fdinfo/" or "/proc/" and "/stat" around an int, with room. */
 #define	PF_PATH_LEN	64
 
-/*
- * A line of /proc/self/fdinfo/N: "Pid:" and a number fit many times;
- * longer lines are read in pieces that do not match.
- */
-#define	PF_LINE_LEN	128
+/* /proc/PID/status and /proc/self/fdinfo/N: about 1.5 KiB at most. */
+#define	PF_STATUS_LEN	4096
 
 /*
  * /proc/PID/stat (proc(5)): the fields read, and a buffer that holds
@@ -49,6 +46,79 @@
 #define	PF_STAT_ALL_LEN		2048	/* All 52 fields. */
 
 /*
+ * The /proc files below are read with open(2) and read(2) and parsed by
+ * hand, without stdio, malloc or the locale: pdgetpid and pdkill, which
+ * may run in a signal handler, come here on kernels without
+ * PIDFD_GET_INFO.
+ */
+
+/* prefix, the decimal n, suffix: the path, in buf of PF_PATH_LEN. */
+static void
+pf_path(char *buf, const char *prefix, long n, const char *suffix)
+{
+	char digits[24];
+	size_t i, k;
+
+	i = 0;
+	do
+		digits[i++] = (char)('0' + n % 10);
+	while ((n /= 10) > 0 && i < sizeof(digits));
+	k = strlen(prefix);
+	memcpy(buf, prefix, k);
+	while (i > 0)
+		buf[k++] = digits[--i];
+	buf[k] = '\0';
+	strncat(buf, suffix, PF_PATH_LEN - k - 1);
+}
+
+/* A small file, whole, into buf (NUL-terminated): 0, or -1. */
+static int
+pf_read(const char *path, char *buf, size_t len)
+{
+	size_t got;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	for (got = 0; got < len - 1; got += (size_t)n)
+		if ((n = read(fd, buf + got, len - 1 - got)) <= 0)
+			break;
+	close(fd);
+	buf[got] = '\0';
+	return (got > 0 ? 0 : -1);
+}
+
+/*
+ * The non-negative numbers after "key" at the start of a line of buf, at
+ * most max of them, into v: how many (0 without the line).
+ */
+static int
+pf_numbers(const char *buf, const char *key, long *v, int max)
+{
+	const char *p;
+	size_t k;
+	int n;
+
+	k = strlen(key);
+	for (p = buf; p != NULL && *p != '\0'; p = strchr(p, '\n'), p = p ?
+	    p + 1 : NULL)
+		if (strncmp(p, key, k) == 0)
+			break;
+	if (p == NULL || *p == '\0')
+		return (0);
+	for (p += k, n = 0; n < max; n++) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		for (v[n] = 0; *p >= '0' && *p <= '9'; p++)
+			v[n] = v[n] * 10 + (*p - '0');
+	}
+	return (n);
+}
+
+/*
  * Whether /proc shows pids as our pid namespace sees them: our own NSpid
  * line has one pid.  A /proc of an outer namespace (a new pid namespace
  * that mounted none of its own) shows two or more; one of an inner
@@ -57,21 +127,11 @@
 static bool
 pf_proc_is_ours(void)
 {
-	char line[PF_LINE_LEN];
-	FILE *fp;
-	bool ours;
-	int a, b, n;
+	char buf[PF_STATUS_LEN];
+	long v[2];
 
-	if ((fp = fopen("/proc/self/status", "re")) == NULL)
-		return (false);
-	ours = false;
-	while (fgets(line, sizeof(line), fp) != NULL)
-		if ((n = sscanf(line, "NSpid: %d %d", &a, &b)) >= 1) {
-			ours = (n == 1);
-			break;
-		}
-	fclose(fp);
-	return (ours);
+	return (pf_read("/proc/self/status", buf, sizeof(buf)) == 0 &&
+	    pf_numbers(buf, "NSpid:", v, 2) == 1);
 }
 
 /*
@@ -85,9 +145,9 @@ int
 procdesc_pidfd_pid(int pidfd, pid_t *pidp)
 {
 	struct pidfd_info info;
-	char path[PF_PATH_LEN], line[PF_LINE_LEN];
-	FILE *fp;
-	int error, pid, saved;
+	char path[PF_PATH_LEN], buf[PF_STATUS_LEN];
+	long pid;
+	int error, saved;
 
 	saved = errno;
 	memset(&info, 0, sizeof(info));
@@ -100,22 +160,19 @@ procdesc_pidfd_pid(int pidfd, pid_t *pidp)
 	/*
 	 * ESRCH: reaped.  EREMOTE (Linux 6.18 at least): it has no pid in our
 	 * namespace, and fdinfo would show its pid in the namespace of /proc,
-	 * which need not be ours.
+	 * which need not be ours.  fdinfo says -1 once it is reaped.
 	 */
 	error = (errno == ESRCH || errno == EREMOTE) ? ESRCH : 0;
 	pid = -1;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	pf_path(path, "/proc/self/fdinfo/", pidfd, "");
 	if (error == 0 && pf_proc_is_ours() &&
-	    (fp = fopen(path, "re")) != NULL) {
-		while (fgets(line, sizeof(line), fp) != NULL)
-			if (sscanf(line, "Pid: %d", &pid) == 1)
-				break;
-		fclose(fp);
-	}
+	    pf_read(path, buf, sizeof(buf)) == 0 &&
+	    pf_numbers(buf, "Pid:", &pid, 1) != 1)
+		pid = -1;
 	errno = saved;
 	if (pid <= 0)
 		return (ESRCH);
-	*pidp = pid;
+	*pidp = (pid_t)pid;
 	return (0);
 }
 
@@ -131,7 +188,7 @@ pf_stat(pid_t pid, int n, char *buf, size_t len)
 	ssize_t r;
 	int fd, i;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	pf_path(path, "/proc/", pid, "/stat");
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return (NULL);
 	r = read(fd, buf, len - 1);
@@ -242,9 +299,8 @@ int
 procdesc_pidfd_uids(int pidfd, pid_t pid, uid_t *ruidp, uid_t *suidp)
 {
 	struct pidfd_info info;
-	char path[PF_PATH_LEN], line[PF_LINE_LEN];
-	unsigned int r, e, s;
-	FILE *fp;
+	char path[PF_PATH_LEN], buf[PF_STATUS_LEN];
+	long v[3];
 	int error, saved;
 
 	saved = errno;
@@ -257,16 +313,12 @@ procdesc_pidfd_uids(int pidfd, pid_t pid, uid_t *ruidp, uid_t *suidp)
 		return (0);
 	}
 	error = ESRCH;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((fp = fopen(path, "re")) != NULL) {
-		while (fgets(line, sizeof(line), fp) != NULL)
-			if (sscanf(line, "Uid: %u %u %u", &r, &e, &s) == 3) {
-				*ruidp = r;
-				*suidp = s;
-				error = 0;
-				break;
-			}
-		fclose(fp);
+	pf_path(path, "/proc/", pid, "/status");
+	if (pf_read(path, buf, sizeof(buf)) == 0 &&
+	    pf_numbers(buf, "Uid:", v, 3) == 3) {
+		*ruidp = (uid_t)v[0];
+		*suidp = (uid_t)v[2];
+		error = 0;
 	}
 	errno = saved;
 	return (error);
@@ -280,11 +332,9 @@ procdesc_pidfd_uids(int pidfd, pid_t pid, uid_t *ruidp, uid_t *suidp)
 static int
 pf_ids(int pidfd, struct pidfd_info *ip)
 {
-	char path[PF_PATH_LEN], line[PF_LINE_LEN];
-	unsigned int r, e, s;
+	char path[PF_PATH_LEN], buf[PF_STATUS_LEN];
+	long u[3], g[3];
 	pid_t pid;
-	FILE *fp;
-	int n;
 
 	memset(ip, 0, sizeof(*ip));
 	ip->mask = PIDFD_INFO_PID;
@@ -292,26 +342,19 @@ pf_ids(int pidfd, struct pidfd_info *ip)
 		return (ip->pid > 0 ? 0 : ESRCH);
 	if (procdesc_pidfd_pid(pidfd, &pid) != 0)
 		return (ESRCH);
-	ip->pid = (uint32_t)pid;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((fp = fopen(path, "re")) == NULL)
+	pf_path(path, "/proc/", pid, "/status");
+	if (pf_read(path, buf, sizeof(buf)) != 0 ||
+	    pf_numbers(buf, "Uid:", u, 3) != 3 ||
+	    pf_numbers(buf, "Gid:", g, 3) != 3)
 		return (ESRCH);
-	n = 0;
-	while (fgets(line, sizeof(line), fp) != NULL) {
-		if (sscanf(line, "Uid: %u %u %u", &r, &e, &s) == 3) {
-			ip->ruid = r;
-			ip->euid = e;
-			ip->suid = s;
-			n++;
-		} else if (sscanf(line, "Gid: %u %u %u", &r, &e, &s) == 3) {
-			ip->rgid = r;
-			ip->egid = e;
-			ip->sgid = s;
-			n++;
-		}
-	}
-	fclose(fp);
-	return (n == 2 ? 0 : ESRCH);
+	ip->pid = (uint32_t)pid;
+	ip->ruid = (uint32_t)u[0];
+	ip->euid = (uint32_t)u[1];
+	ip->suid = (uint32_t)u[2];
+	ip->rgid = (uint32_t)g[0];
+	ip->egid = (uint32_t)g[1];
+	ip->sgid = (uint32_t)g[2];
+	return (0);
 }
 
 /*
