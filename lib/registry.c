@@ -54,8 +54,9 @@ procdesc_registry_remove(struct procdesc_child *ch)
 }
 
 /*
- * The entries of pid, reaped or not (a reaped one may linger beside a new
- * child with its pid): the first, or the one after after.
+ * The entries of pid, reaped or not (a reaped one stays while its
+ * descriptor is open, maybe beside a new child with its pid): the first,
+ * or the one after after.
  */
 struct procdesc_child *
 procdesc_registry_pid(pid_t pid, const struct procdesc_child *after)

@@ -127,22 +127,22 @@ tt_reap_plain(struct tthread *t, pid_t pid, int want, const char *what)
 }
 
 /*
- * What a descriptor's socket holds, for a message: the exit record (its
- * size), a hang-up without one, or nothing yet.
+ * What a descriptor shows, for a message: hung up (the exit), or not yet.
+ * Nothing is ever queued on it (NOTES 1.3).
  */
 static const char *
 tt_pd_state(int fd, char *buf, size_t len)
 {
-	char rec[512];
+	char c;
 	ssize_t n;
 
-	n = recv(fd, rec, sizeof(rec), MSG_PEEK | MSG_DONTWAIT);
+	n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
 	if (n > 0)
-		snprintf(buf, len, "a record of %zd bytes", n);
+		snprintf(buf, len, "data queued on it (%zd bytes)", n);
 	else if (n == 0)
-		snprintf(buf, len, "a hang-up without a record");
+		snprintf(buf, len, "hung up: the exit");
 	else
-		snprintf(buf, len, "no record (%s)", strerror(errno));
+		snprintf(buf, len, "not hung up (%s)", strerror(errno));
 	return (buf);
 }
 
