@@ -750,7 +750,8 @@ T_TC(race__fork_during_guardian_start, "fork() in another thread while "
  * thread); pdgetpid and pdkill always work; fork() works.  Never a
  * deadlock: each run is a process of its own, killed if it hangs.
  */
-#define	SIG_CALLS	200	/* Calls made from the handler. */
+#define	SIG_CALLS	200	/* Calls made from the handler, */
+static int sig_ncalls;		/* scaled (t_scaled()). */
 #define	SIG_MAXFDS	32
 
 static int sig_fd = -1;			/* The loop's long-lived child. */
@@ -769,7 +770,7 @@ sig_pdfork_handler(int sig)
 	if (pdgetpid(sig_fd, &got) != 0 || got != sig_pid ||
 	    pdkill(sig_fd, 0) != 0)
 		sig_bad++;
-	if (sig_nfds < SIG_MAXFDS && sig_calls < SIG_CALLS) {
+	if (sig_nfds < SIG_MAXFDS && sig_calls < sig_ncalls) {
 		sig_calls++;
 		if ((pid = pdfork(&fd, PD_CLOEXEC)) == 0)
 			_exit(0);
@@ -789,7 +790,7 @@ sig_fork_handler(int sig)
 	int saved, status;
 
 	(void)sig;
-	if (sig_calls >= SIG_CALLS)
+	if (sig_calls >= sig_ncalls)
 		return;
 	sig_calls++;
 	saved = errno;
@@ -821,7 +822,7 @@ sig_drain(void)
 
 /*
  * In a process of its own: the loop, with handler h on a 1 ms timer, until
- * the handler has made SIG_CALLS calls.  pdfork_too: the loop also pdforks
+ * the handler has made sig_ncalls calls.  pdfork_too: the loop also pdforks
  * (not with fork() in the handler: glibc's fork is not reentrant).  Exit 0
  * if all went right: no call failed but with EDEADLK, and fork() (never
  * EDEADLK) worked every time.
@@ -834,6 +835,7 @@ sig_loop(void (*h)(int), bool pdfork_too)
 	int fd, i, status;
 	pid_t pid;
 
+	sig_ncalls = t_scaled(SIG_CALLS);
 	if ((sig_pid = pdfork(&sig_fd, 0)) == 0) {
 		pause();
 		_exit(0);
@@ -845,7 +847,7 @@ sig_loop(void (*h)(int), bool pdfork_too)
 	it.it_interval.tv_usec = 1000;
 	it.it_value.tv_usec = 1000;
 	(void)setitimer(ITIMER_REAL, &it, NULL);
-	for (i = 0; sig_calls < SIG_CALLS; i++) {
+	for (i = 0; sig_calls < sig_ncalls; i++) {
 		(void)pdkill(sig_fd, 0);
 		(void)pdwait(sig_fd, &status, WEXITED | WNOHANG, NULL, NULL);
 		if (pdfork_too && i % 5 == 0 && (pid = pdfork(&fd, 0)) >= 0) {
@@ -876,7 +878,7 @@ sig_loop(void (*h)(int), bool pdfork_too)
 	(void)pdwait(sig_fd, &status, WEXITED, NULL, NULL);
 	if (sig_bad != 0)
 		_exit(12);
-	if (!pdfork_too && sig_ok != SIG_CALLS)
+	if (!pdfork_too && sig_ok != sig_ncalls)
 		_exit(13);
 	_exit(0);
 }
