@@ -821,11 +821,11 @@ sig_drain(void)
 }
 
 /*
- * In a process of its own: the loop, with handler h on a 1 ms timer, until
- * the handler has made sig_ncalls calls.  pdfork_too: the loop also pdforks
- * (not with fork() in the handler: glibc's fork is not reentrant).  Exit 0
- * if all went right: no call failed but with EDEADLK, and fork() (never
- * EDEADLK) worked every time.
+ * In a process of its own: the loop, with handler h on a 1 ms timer (on the
+ * host), until the handler has made sig_ncalls calls.  pdfork_too: the
+ * loop also pdforks (not with fork() in the handler: glibc's fork is not
+ * reentrant).  Exit 0 if all went right: no call failed but with EDEADLK,
+ * and fork() (never EDEADLK) worked every time.
  */
 static void __attribute__((noreturn))
 sig_loop(void (*h)(int), bool pdfork_too)
@@ -843,9 +843,15 @@ sig_loop(void (*h)(int), bool pdfork_too)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = h;
 	(void)sigaction(SIGALRM, &sa, NULL);	/* No SA_RESTART. */
+	/*
+	 * A 1 ms timer on the host; slower where the machine is (t_scale()):
+	 * a handler that takes longer than the period, as its pdkill through
+	 * the guardian does under emulation when the lock is taken, is
+	 * called again the moment it returns, and the loop never runs.
+	 */
 	memset(&it, 0, sizeof(it));
-	it.it_interval.tv_usec = 1000;
-	it.it_value.tv_usec = 1000;
+	it.it_interval.tv_usec = 1000 * t_scale();
+	it.it_value.tv_usec = 1000 * t_scale();
 	(void)setitimer(ITIMER_REAL, &it, NULL);
 	for (i = 0; sig_calls < sig_ncalls; i++) {
 		(void)pdkill(sig_fd, 0);

@@ -192,21 +192,32 @@ t_as_nobody(int (*fn)(int, pid_t), int fd, pid_t pid)
 }
 
 /*
- * n, divided by $PROCDESC_TEST_SCALE where that is set, at least 1: for
- * the cases that repeat a round many times or make thousands of children.
- * The kernel matrix's guests run under emulation, where the full count
- * would take minutes; the host's run keeps it.
+ * $PROCDESC_TEST_SCALE, at least 1: how much slower than the host the
+ * machine is taken to be.  The kernel matrix's guests run under emulation
+ * and set 10.
  */
 int
-t_scaled(int n)
+t_scale(void)
 {
 	const char *e;
 	long d;
 
 	if ((e = getenv("PROCDESC_TEST_SCALE")) == NULL ||
-	    (d = strtol(e, NULL, 10)) <= 1)
-		return (n);
-	return (n / d > 0 ? (int)(n / d) : 1);
+	    (d = strtol(e, NULL, 10)) <= 1 || d > 1000)
+		return (1);
+	return ((int)d);
+}
+
+/*
+ * n divided by t_scale(), at least 1: for the cases that repeat a round
+ * many times or make thousands of children, which would take minutes in
+ * an emulated guest.  The host's run keeps n.
+ */
+int
+t_scaled(int n)
+{
+
+	return (n / t_scale() > 0 ? n / t_scale() : 1);
 }
 
 /* Wait for a helper we forked: its exit status, or -1 if it did not exit. */

@@ -104,6 +104,7 @@ int	t_children_of(pid_t, enum t_childkind, pid_t *, int);
 int	t_nchildren(void);
 int	t_nsentries(void);
 int	t_reap(pid_t pid);
+int	t_scale(void);
 int	t_scaled(int n);
 int64_t	t_now_ms(void);
 bool	t_become_nobody(void);
