@@ -127,33 +127,6 @@ a_is_guardian(const struct a_stat *st)
 	    st->state != 'X');
 }
 
-/* The value after key in /proc/PID/status, in buf; false if none. */
-static bool
-a_status(pid_t pid, const char *key, char *buf, size_t len)
-{
-	char path[64], line[512], *p;
-	size_t klen;
-	FILE *fp;
-	bool found;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((fp = fopen(path, "re")) == NULL)
-		return (false);
-	klen = strlen(key);
-	found = false;
-	while (!found && fgets(line, sizeof(line), fp) != NULL) {
-		if (strncmp(line, key, klen) != 0)
-			continue;
-		for (p = line + klen; *p == ' ' || *p == '\t'; p++)
-			;
-		p[strcspn(p, "\n")] = '\0';
-		snprintf(buf, len, "%s", p);
-		found = true;
-	}
-	fclose(fp);
-	return (found);
-}
-
 /* Real uid of pid, or (uid_t)-1. */
 static uid_t
 a_ruid(pid_t pid)
@@ -161,7 +134,7 @@ a_ruid(pid_t pid)
 	char buf[128];
 	unsigned int uid;
 
-	if (!a_status(pid, "Uid:", buf, sizeof(buf)) ||
+	if (!t_proc_status(pid, "Uid:", buf, sizeof(buf)) ||
 	    sscanf(buf, "%u", &uid) != 1)
 		return ((uid_t)-1);
 	return ((uid_t)uid);
@@ -1185,24 +1158,24 @@ a_hygiene(pid_t g, const char *who)
 	closedir(d);
 	ATF_CHECK_MSG(nfds >= 4, "%s: the guardian has %d fds", who, nfds);
 
-	ATF_REQUIRE(a_status(g, "SigBlk:", buf, sizeof(buf)));
+	ATF_REQUIRE(t_proc_status(g, "SigBlk:", buf, sizeof(buf)));
 	mask = strtoull(buf, NULL, 16);
 	ATF_CHECK_MSG(mask == 0, "%s: the guardian blocks signals (%s)", who,
 	    buf);
-	ATF_REQUIRE(a_status(g, "SigIgn:", buf, sizeof(buf)));
+	ATF_REQUIRE(t_proc_status(g, "SigIgn:", buf, sizeof(buf)));
 	mask = strtoull(buf, NULL, 16);
 	/* SIGPIPE alone: a holder's copy gone mid-reply must not kill it. */
 	ATF_CHECK_MSG(mask == 1ULL << (SIGPIPE - 1), "%s: the guardian "
 	    "ignores signals other than SIGPIPE (%s)", who, buf);
-	ATF_REQUIRE(a_status(g, "Umask:", buf, sizeof(buf)));
+	ATF_REQUIRE(t_proc_status(g, "Umask:", buf, sizeof(buf)));
 	ATF_CHECK_MSG(strtoul(buf, NULL, 8) == 077, "%s: the guardian's "
 	    "umask is %s, not 0077", who, buf);
-	ATF_REQUIRE(a_status(g, "Uid:", buf, sizeof(buf)));
+	ATF_REQUIRE(t_proc_status(g, "Uid:", buf, sizeof(buf)));
 	ATF_REQUIRE(sscanf(buf, "%u %u %u %u", &id[0], &id[1], &id[2],
 	    &id[3]) == 4);
 	ATF_CHECK_MSG(id[0] == id[1] && id[1] == id[2] && id[2] == id[3],
 	    "%s: the guardian's uids differ (%s)", who, buf);
-	ATF_REQUIRE(a_status(g, "Gid:", buf, sizeof(buf)));
+	ATF_REQUIRE(t_proc_status(g, "Gid:", buf, sizeof(buf)));
 	ATF_REQUIRE(sscanf(buf, "%u %u %u %u", &id[0], &id[1], &id[2],
 	    &id[3]) == 4);
 	ATF_CHECK_MSG(id[0] == id[1] && id[1] == id[2] && id[2] == id[3],
@@ -1274,7 +1247,7 @@ T_TC(guardian_hygiene, "the guardian inherits nothing of its owner's")
 	g = t_guardian_pid_of(o);
 	if (g > 0) {
 		a_hygiene(g, "nobody's");
-		ATF_REQUIRE(a_status(g, "Uid:", buf, sizeof(buf)));
+		ATF_REQUIRE(t_proc_status(g, "Uid:", buf, sizeof(buf)));
 		ATF_CHECK_MSG(strncmp(buf, "65534\t65534\t65534\t65534", 23) ==
 		    0, "nobody's guardian has uids %s", buf);
 		/*
@@ -1346,7 +1319,7 @@ T_TC(setuid_owner, "nobody cannot signal the guardian of a set-uid owner")
 		atf_tc_fail("no guardian found for the owner %d", (int)o);
 	}
 	wg = t_watch(g);
-	if (a_status(g, "Uid:", buf, sizeof(buf)))
+	if (t_proc_status(g, "Uid:", buf, sizeof(buf)))
 		fprintf(stderr, "guardian %d: Uid: %s\n", (int)g, buf);
 
 	/* The attacker: nobody through and through. */

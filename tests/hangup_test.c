@@ -67,55 +67,6 @@ hu_now(void)
 }
 
 /*
- * Thread tid of process pid is asleep: state 'S' and a wait channel.  The
- * state alone is not enough: poll(2) sets TASK_INTERRUPTIBLE before it
- * looks at the descriptors, so a waiter that still runs may show 'S';
- * wchan is "0" unless the thread is off the run queue.
- */
-static bool
-hu_asleep(pid_t pid, pid_t tid)
-{
-	char path[64], buf[256], *p;
-	FILE *fp;
-	bool s;
-
-	s = false;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
-	    (int)tid);
-	if ((fp = fopen(path, "re")) != NULL) {
-		if (fgets(buf, sizeof(buf), fp) != NULL &&
-		    (p = strrchr(buf, ')')) != NULL && p[1] == ' ')
-			s = (p[2] == 'S');
-		fclose(fp);
-	}
-	if (!s)
-		return (false);
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", (int)pid,
-	    (int)tid);
-	if ((fp = fopen(path, "re")) == NULL)
-		return (false);
-	if (fgets(buf, sizeof(buf), fp) == NULL)
-		buf[0] = '\0';
-	fclose(fp);
-	return (buf[0] != '\0' && strcmp(buf, "0") != 0);
-}
-
-/* The thread is asleep within ms.  No sleeping here: look, yield, look. */
-static bool
-hu_sleeping(pid_t pid, pid_t tid, int ms)
-{
-	double end;
-
-	end = hu_now() + ms / 1000.0;
-	while (!hu_asleep(pid, tid)) {
-		if (hu_now() > end)
-			return (false);
-		sched_yield();
-	}
-	return (true);
-}
-
-/*
  * The load: one spinning thread per CPU, so that every wake-up competes
  * for a CPU and every process involved may be preempted anywhere.
  */
@@ -308,7 +259,7 @@ hu_round(int fd, int go, enum hu_how how, bool *sleptp)
 	ATF_REQUIRE(pthread_create(&th, NULL, hu_waiter, &w) == 0);
 	while ((tid = atomic_load(&w.hw_tid)) == 0)
 		sched_yield();
-	*sleptp = hu_sleeping(getpid(), tid, T_LONG_MS);
+	*sleptp = t_task_sleeping(getpid(), tid, T_LONG_MS);
 	if (go != -1)
 		ATF_REQUIRE(write(go, "\n", 1) == 1);
 	else
@@ -614,7 +565,7 @@ T_TC(hangup__every_holder, "a fork() copy and an SCM_RIGHTS receiver, "
 		for (j = 0; j < 2; j++)
 			ATF_REQUIRE(t_read_byte(ready[0]) == 'r');
 		for (j = 0; j < 2; j++)
-			th.ht_slept += hu_sleeping(h[j], h[j], T_LONG_MS);
+			th.ht_slept += t_task_sleeping(h[j], h[j], T_LONG_MS);
 		/* The owner's own waiter, then the exit. */
 		bad = hu_round(fd, ctl[1], HU_POLL, &slept);
 		hu_tally_add(&t, bad, slept);

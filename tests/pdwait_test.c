@@ -79,63 +79,6 @@ pdfork_burn(int *fdp, int code)
 }
 
 /*
- * Thread tid of this process is asleep: state 'S' in
- * /proc/self/task/tid/stat and a wait channel in .../wchan.  The state
- * alone is not enough: waitid(2) sets TASK_INTERRUPTIBLE before it scans
- * for events, so a thread that loops on waitid shows 'S' while it runs;
- * wchan is "0" unless the thread is off the run queue.
- */
-static bool
-task_asleep(pid_t tid)
-{
-	char path[64], buf[256], *p;
-	FILE *fp;
-	bool s;
-
-	s = false;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	if ((fp = fopen(path, "re")) != NULL) {
-		if (fgets(buf, sizeof(buf), fp) != NULL &&
-		    (p = strrchr(buf, ')')) != NULL && p[1] == ' ')
-			s = (p[2] == 'S');
-		fclose(fp);
-	}
-	if (!s)
-		return (false);
-	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", (int)tid);
-	if ((fp = fopen(path, "re")) == NULL)
-		return (false);
-	if (fgets(buf, sizeof(buf), fp) == NULL)
-		buf[0] = '\0';
-	fclose(fp);
-	return (buf[0] != '\0' && strcmp(buf, "0") != 0);
-}
-
-/* Thread tid is asleep within ms.  No sleeping here: read, yield, read. */
-static bool
-task_sleeping(pid_t tid, int ms)
-{
-	struct timespec now, end;
-
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += ms / 1000;
-	end.tv_nsec += (ms % 1000) * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	for (;;) {
-		if (task_asleep(tid))
-			return (true);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec &&
-		    now.tv_nsec > end.tv_nsec))
-			return (false);
-		sched_yield();
-	}
-}
-
-/*
  * A helper thread that waits until the main thread has announced a
  * blocking call (entering) and sleeps in it (within ms), then acts: writes
  * a byte to wfd, sends sig to the main thread, or pdkill()s pdsig to the
@@ -167,7 +110,7 @@ waker_main(void *arg)
 	w = arg;
 	while (!atomic_load(&w->entering))
 		sched_yield();
-	atomic_store(&w->slept, task_sleeping(w->tid, w->ms));
+	atomic_store(&w->slept, t_task_sleeping(getpid(), w->tid, w->ms));
 	atomic_store(&w->acted, true);
 	if (w->wfd != -1)
 		(void)write(w->wfd, "w", 1);

@@ -68,31 +68,6 @@ p_become(uid_t uid)
 	    setresuid(uid, uid, uid) == 0);
 }
 
-/* The value after key in /proc/PID/status, in buf; false if none. */
-static bool
-p_status(pid_t pid, const char *key, char *buf, size_t len)
-{
-	char path[64], line[256], *p;
-	bool found;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((fp = fopen(path, "re")) == NULL)
-		return (false);
-	found = false;
-	while (!found && fgets(line, sizeof(line), fp) != NULL) {
-		if (strncmp(line, key, strlen(key)) != 0)
-			continue;
-		for (p = line + strlen(key); *p == ' ' || *p == '\t'; p++)
-			;
-		p[strcspn(p, "\n")] = '\0';
-		snprintf(buf, len, "%s", p);
-		found = true;
-	}
-	fclose(fp);
-	return (found);
-}
-
 /* The parent of pid from /proc/PID/stat, or -1. */
 static pid_t
 p_ppid(pid_t pid)
@@ -1045,7 +1020,7 @@ static void
 p_uids(pid_t pid, char *buf, size_t len)
 {
 
-	if (!p_status(pid, "Uid:", buf, len))
+	if (!t_proc_status(pid, "Uid:", buf, len))
 		snprintf(buf, len, "(gone)");
 }
 

@@ -28,6 +28,7 @@
 #include <grp.h>
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -218,6 +219,85 @@ t_scaled(int n)
 {
 
 	return (n / t_scale() > 0 ? n / t_scale() : 1);
+}
+
+/*
+ * The value of the line "key" of /proc/PID/status, without the leading
+ * blanks, into buf: true, or false without that line.
+ */
+bool
+t_proc_status(pid_t pid, const char *key, char *buf, size_t len)
+{
+	char path[64], line[512], *p;
+	size_t klen;
+	FILE *fp;
+	bool found;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (false);
+	klen = strlen(key);
+	found = false;
+	while (!found && fgets(line, sizeof(line), fp) != NULL) {
+		if (strncmp(line, key, klen) != 0)
+			continue;
+		for (p = line + klen; *p == ' ' || *p == '\t'; p++)
+			;
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(buf, len, "%s", p);
+		found = true;
+	}
+	fclose(fp);
+	return (found);
+}
+
+/*
+ * Thread tid of process pid is asleep: state 'S' in its stat and a wait
+ * channel.  The state alone is not enough: poll(2) and waitid(2) set
+ * TASK_INTERRUPTIBLE before they look, so a thread that still runs may
+ * show 'S'; wchan is "0" unless the thread is off the run queue.
+ */
+bool
+t_task_asleep(pid_t pid, pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *fp;
+	bool s;
+
+	s = false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+	    (int)tid);
+	if ((fp = fopen(path, "re")) != NULL) {
+		if (fgets(buf, sizeof(buf), fp) != NULL &&
+		    (p = strrchr(buf, ')')) != NULL && p[1] == ' ')
+			s = (p[2] == 'S');
+		fclose(fp);
+	}
+	if (!s)
+		return (false);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", (int)pid,
+	    (int)tid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (false);
+	if (fgets(buf, sizeof(buf), fp) == NULL)
+		buf[0] = '\0';
+	fclose(fp);
+	return (buf[0] != '\0' && strcmp(buf, "0") != 0);
+}
+
+/* The thread is asleep within ms.  No sleeping here: look, yield, look. */
+bool
+t_task_sleeping(pid_t pid, pid_t tid, int ms)
+{
+	int64_t end;
+
+	end = t_now_ms() + ms;
+	while (!t_task_asleep(pid, tid)) {
+		if (t_now_ms() > end)
+			return (false);
+		sched_yield();
+	}
+	return (true);
 }
 
 /* Wait for a helper we forked: its exit status, or -1 if it did not exit. */
