@@ -62,7 +62,7 @@ LIB_SRCS=	lib/procdesc.c lib/create.c lib/wait.c lib/child.c \
 		lib/registry.c lib/hash.c lib/lock.c lib/reaper.c \
 		lib/guardian_client.c lib/guardian_table.c lib/guardian_start.c \
 		lib/desc.c lib/pidfd.c lib/wire.c lib/fork.c lib/atfork.c \
-		lib/kernel.c lib/spawn.c
+		lib/kernel.c lib/spawn.c lib/appwait.c
 LIB_OBJS=	$(LIB_SRCS:lib/%.c=$(O)/pic/%.o)
 LIB_AOBJS=	$(LIB_SRCS:lib/%.c=$(O)/static/%.o)
 SONAME=		libprocdesc.so.$(SOVERSION)

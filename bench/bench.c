@@ -393,6 +393,63 @@ bench_signals(const struct iters *it)
 	samples_free(&sd);
 }
 
+/*
+ * The application's waits through the library (lib/appwait.c), against
+ * the system call itself, interleaved: a wait by pid that finds a fork()
+ * child running (a registry look-up, then the C library's wait4), and a
+ * wait for any child that finds none exited (a look with WNOWAIT first).
+ * A pdfork child lives meanwhile, so that the registry is not empty.
+ */
+static void
+bench_waits(const struct iters *it)
+{
+	struct samples sr, sl, sar, sal;
+	int64_t t0, t1, t2, t3, t4;
+	pid_t pid, pdpid;
+	size_t i;
+	int fd, pdfd, st;
+
+	out_section("2b. The application's waits (WNOHANG, a child running)");
+	pid = spawn_paused(K_FORK, &fd);
+	pdpid = spawn_paused(K_PD, &pdfd);
+	samples_init(&sr, it->it_sig);
+	samples_init(&sl, it->it_sig);
+	samples_init(&sar, it->it_sig);
+	samples_init(&sal, it->it_sig);
+	for (i = 0; i < it->it_sig; i++) {
+		t0 = now_ns();
+		if (syscall(SYS_wait4, pid, &st, WNOHANG, NULL) != 0)
+			err(1, "wait4");
+		t1 = now_ns();
+		if (waitpid(pid, &st, WNOHANG) != 0)
+			err(1, "waitpid");
+		t2 = now_ns();
+		if (syscall(SYS_wait4, -1, &st, WNOHANG, NULL) != 0)
+			err(1, "wait4(-1)");
+		t3 = now_ns();
+		if (waitpid(-1, &st, WNOHANG) != 0)
+			err(1, "waitpid(-1)");
+		t4 = now_ns();
+		samples_add(&sr, (double)(t1 - t0));
+		samples_add(&sl, (double)(t2 - t1));
+		samples_add(&sar, (double)(t3 - t2));
+		samples_add(&sal, (double)(t4 - t3));
+	}
+	out_time("wait4(pid) system call", &sr, NULL, NULL, NULL, V_NONE);
+	out_time("waitpid(pid) through the library", &sl, "syscall", &sr,
+	    NULL, V_NONE);
+	out_time("wait4(-1) system call", &sar, NULL, NULL, NULL, V_NONE);
+	out_time("waitpid(-1) through the library", &sal, "syscall", &sar,
+	    NULL, V_NONE);
+	collect_all(K_FORK, &pid, &fd, 1);
+	collect_all(K_PD, &pdpid, &pdfd, 1);
+	settle();
+	samples_free(&sr);
+	samples_free(&sl);
+	samples_free(&sar);
+	samples_free(&sal);
+}
+
 /* ns from now until fd (a pidfd) is readable: the process is dead. */
 static int64_t
 until_dead(int fd, int64_t t0)
@@ -833,6 +890,7 @@ main(int argc, char **argv)
 	warm_up(&guardians);
 	bench_spawn(&it);
 	bench_signals(&it);
+	bench_waits(&it);
 	bench_closekill(&it, &sc, &sk, &sw);
 	bench_ownerkill(&it, &sc);
 	bench_exit(&it, &sw);

@@ -43,7 +43,7 @@
 
 /* An entry for a child to come, and room to file it. */
 int
-procdesc_child_new(struct procdesc_child **chp)
+procdesc_child_new(struct procdesc_child **chp, int pdflags)
 {
 	struct procdesc_child *ch;
 	int error;
@@ -51,6 +51,7 @@ procdesc_child_new(struct procdesc_child **chp)
 	if ((ch = calloc(1, sizeof(*ch))) == NULL)
 		return (ENOMEM);
 	ch->ch_id = procdesc_desc_new_id();
+	ch->ch_nowaitpid = (pdflags & PD_NOWAITPID) != 0;
 	procdesc_lock();
 	error = procdesc_registry_reserve();
 	procdesc_unlock();
@@ -175,7 +176,38 @@ ch_wait(struct procdesc_child *ch)
 	PROCDESC_ASSERT_LOCKED();
 	if (!ch->ch_reaped)
 		ch_reap(ch);
+	ch->ch_owed = false;
 	ch_settle(ch);
+}
+
+/*
+ * What a wait with options sees of ch: its exit (taken, unless WNOWAIT or
+ * no WEXITED: ch may be gone then), a stop or continue that options ask
+ * for, running; NONE if somebody else reaped it and its status is lost.
+ * mtx held.
+ */
+static enum procdesc_view
+ch_view(struct procdesc_child *ch, int options, siginfo_t *si,
+    struct rusage *ru)
+{
+
+	PROCDESC_ASSERT_LOCKED();
+	if (ch_peek(ch)) {
+		if (ch->ch_si.si_code == 0 && !ch->ch_lost)
+			return (PROCDESC_VIEW_NONE);
+		*si = ch->ch_si;
+		*ru = ch->ch_ru;
+		if ((options & (WEXITED | WNOWAIT)) == WEXITED)
+			ch_wait(ch);
+		return (PROCDESC_VIEW_EVENT);
+	}
+	memset(si, 0, sizeof(*si));
+	if ((options & (WUNTRACED | WCONTINUED)) != 0 &&
+	    sys_waitid(P_PID, ch->ch_proc.pp_pid, si, (options &
+	    (WSTOPPED | WCONTINUED | WNOWAIT)) | WNOHANG | __WALL, ru) == 0 &&
+	    si->si_pid != 0)
+		return (PROCDESC_VIEW_EVENT);
+	return (PROCDESC_VIEW_RUNNING);
 }
 
 /*
@@ -238,26 +270,8 @@ procdesc_child_view(const struct procdesc_desc *dp, int options,
 
 	v = PROCDESC_VIEW_NONE;
 	procdesc_lock();
-	if ((ch = ch_find(dp)) == NULL)
-		;
-	else if (ch_peek(ch)) {
-		/* Reaped by another, status lost: the guardian may know. */
-		if (ch->ch_si.si_code != 0 || ch->ch_lost) {
-			*si = ch->ch_si;
-			*ru = ch->ch_ru;
-			v = PROCDESC_VIEW_EVENT;
-			if ((options & (WEXITED | WNOWAIT)) == WEXITED)
-				ch_wait(ch);
-		}
-	} else {
-		v = PROCDESC_VIEW_RUNNING;
-		memset(si, 0, sizeof(*si));
-		if ((options & (WUNTRACED | WCONTINUED)) != 0 &&
-		    sys_waitid(P_PID, ch->ch_proc.pp_pid, si, (options &
-		    (WSTOPPED | WCONTINUED | WNOWAIT)) | WNOHANG | __WALL,
-		    ru) == 0 && si->si_pid != 0)
-			v = PROCDESC_VIEW_EVENT;
-	}
+	if ((ch = ch_find(dp)) != NULL)
+		v = ch_view(ch, options, si, ru);
 	procdesc_unlock();
 	return (v);
 }
@@ -309,6 +323,105 @@ procdesc_child_pidfd(const struct procdesc_desc *dp, int *pidfdp)
 		return (ESRCH);
 	*pidfdp = pidfd;
 	return (0);
+}
+
+/*
+ * The entry of our child pid that a wait for that pid may take: the
+ * unreaped one (its pid is its own), else one reaped for a wildcard wait
+ * whose exit is owed to such a wait, unless the pid names a new child of
+ * ours by now (the kernel's answer is about that one).  mtx held.
+ */
+static struct procdesc_child *
+ch_bypid(pid_t pid)
+{
+	struct procdesc_child *ch, *owed;
+	siginfo_t si;
+
+	PROCDESC_ASSERT_LOCKED();
+	owed = NULL;
+	for (ch = procdesc_registry_pid(pid, NULL); ch != NULL;
+	    ch = procdesc_registry_pid(pid, ch)) {
+		if (!ch->ch_reaped)
+			return (ch);
+		if (ch->ch_owed)
+			owed = ch;
+	}
+	if (owed != NULL && sys_waitid(P_PID, pid, &si, WEXITED | WSTOPPED |
+	    WCONTINUED | WNOHANG | WNOWAIT | __WALL, NULL) == 0)
+		return (NULL);
+	return (owed);
+}
+
+/*
+ * A wait of the application for pid, with waitid(2)'s options: *vp is
+ * NONE if pid is no child of ours (the kernel answers), HIDDEN if no
+ * wait for its pid may see it (PD_NOWAITPID, or its status was taken
+ * behind our back), else what ch_view() says; RUNNING without WNOHANG
+ * gives a pidfd to block on in *pidfdp, made while the pid is its own.
+ * 0 or an errno value.
+ */
+int
+procdesc_child_waitpid(pid_t pid, int options, siginfo_t *si,
+    struct rusage *ru, enum procdesc_view *vp, int *pidfdp)
+{
+	struct procdesc_child *ch;
+	int error, saved;
+
+	saved = errno;
+	error = 0;
+	*pidfdp = -1;
+	procdesc_lock();
+	if ((ch = ch_bypid(pid)) == NULL)
+		*vp = PROCDESC_VIEW_NONE;
+	else if (ch->ch_nowaitpid ||
+	    (*vp = ch_view(ch, options, si, ru)) == PROCDESC_VIEW_NONE)
+		*vp = PROCDESC_VIEW_HIDDEN;
+	else if (*vp == PROCDESC_VIEW_RUNNING && (options & WNOHANG) == 0 &&
+	    (*pidfdp = sys_pidfd_open(pid, 0)) == -1)
+		error = errno;
+	procdesc_unlock();
+	errno = saved;
+	return (error);
+}
+
+/*
+ * A wildcard or process-group wait of the application peeked (WNOWAIT) at
+ * an event of the child peek->si_pid: if it is ours, take the event, so
+ * that the next look sees past it (the kernel shows the same zombie to
+ * every WNOWAIT look), and keep an exit for pdwait, and for a wait for
+ * its pid unless PD_NOWAITPID.  False if it is not ours.
+ */
+bool
+procdesc_child_hide(const siginfo_t *peek)
+{
+	struct procdesc_child *ch;
+	siginfo_t si;
+	pid_t pid;
+	int code, saved;
+	bool mine;
+
+	saved = errno;
+	pid = peek->si_pid;
+	code = peek->si_code;
+	procdesc_lock();
+	for (ch = procdesc_registry_pid(pid, NULL); ch != NULL &&
+	    ch->ch_reaped; ch = procdesc_registry_pid(pid, ch))
+		;
+	mine = ch != NULL;
+	if (mine && (code == CLD_STOPPED || code == CLD_TRAPPED ||
+	    code == CLD_CONTINUED)) {
+		memset(&si, 0, sizeof(si));
+		(void)sys_waitid(P_PID, pid, &si, (code == CLD_CONTINUED ?
+		    WCONTINUED : WSTOPPED) | WNOHANG | __WALL, NULL);
+	} else if (mine && ch_peek(ch)) {
+		ch->ch_owed = !ch->ch_nowaitpid && ch->ch_si.si_code != 0;
+		if (!ch->ch_reaped)
+			ch_reap(ch);
+		ch_settle(ch);		/* May free ch. */
+	}
+	procdesc_unlock();
+	errno = saved;
+	return (mine);
 }
 
 /*

@@ -32,8 +32,9 @@ struct procdesc_desc;
 /*
  * One pdfork child.  Its exit is recorded once, when first seen (with
  * waitid(WNOWAIT), so that the zombie stays and its pid stays reserved);
- * it is reaped when a wait for its pid takes it or when the last copy of
- * its descriptor goes, whichever comes first after the exit; the entry
+ * it is reaped when a wait takes it (pdwait, a wait for its pid, or a
+ * wildcard wait that met it, NOTES 1.11) or when the last copy of its
+ * descriptor goes, whichever comes first after the exit; the entry
  * goes once both have happened, or at the process's exit if its guardian
  * died (nobody can tell the last close any more).
  *
@@ -52,6 +53,9 @@ struct procdesc_child {
 	bool			 ch_reaped;	/* (l) The zombie is gone. */
 	bool			 ch_closed;	/* (l) No descriptor of it left. */
 	bool			 ch_lost;	/* (l) Its guardian died. */
+	bool			 ch_nowaitpid;	/* (c) PD_NOWAITPID. */
+	bool			 ch_owed;	/* (l) Reaped for a wildcard wait;
+						   a wait for its pid takes it. */
 	siginfo_t		 ch_si;		/* (l) The exit. */
 	struct rusage		 ch_ru;		/* (l) */
 };
@@ -61,10 +65,12 @@ enum procdesc_view {
 	PROCDESC_VIEW_NONE,	/* Not ours. */
 	PROCDESC_VIEW_RUNNING,	/* Ours, no event. */
 	PROCDESC_VIEW_EVENT,	/* An exit, stop or continue in *si, *ru. */
+	PROCDESC_VIEW_HIDDEN,	/* Ours, but no wait for its pid sees it. */
 };
 
 /* Creation (create.c), procdesc_mtx not held. */
-int	procdesc_child_new(struct procdesc_child **chp) PROCDESC_HIDDEN;
+int	procdesc_child_new(struct procdesc_child **chp, int pdflags)
+	    PROCDESC_HIDDEN;
 void	procdesc_child_discard(struct procdesc_child *ch) PROCDESC_HIDDEN;
 void	procdesc_child_adopt(struct procdesc_child *ch) PROCDESC_HIDDEN;
 
@@ -79,6 +85,12 @@ bool	procdesc_child_record(const struct procdesc_proc *pp, siginfo_t *si,
 	    struct rusage *ru) PROCDESC_HIDDEN;
 int	procdesc_child_pidfd(const struct procdesc_desc *dp, int *pidfdp)
 	    PROCDESC_HIDDEN;
+
+/* The application's waits (appwait.c), procdesc_mtx not held. */
+int	procdesc_child_waitpid(pid_t pid, int options, siginfo_t *si,
+	    struct rusage *ru, enum procdesc_view *vp, int *pidfdp)
+	    PROCDESC_HIDDEN;
+bool	procdesc_child_hide(const siginfo_t *peek) PROCDESC_HIDDEN;
 
 /* The reaper (reaper.c), procdesc_mtx held. */
 bool	procdesc_child_exit_seen(pid_t pid, int *guardianp, uint64_t *idp,

@@ -79,7 +79,7 @@ procdesc_create_fork(int pdflags, bool spawn, pid_t *pidp, int *fdp)
 	ck = CR_CK;
 	if ((error = procdesc_kernel_ok()) != 0 ||
 	    (error = procdesc_reaper_start()) != 0 ||
-	    (error = procdesc_child_new(&ch)) != 0)
+	    (error = procdesc_child_new(&ch, pdflags)) != 0)
 		return (error);
 	if ((error = ck->ck_prepare(&cr, pdflags, ch->ch_id)) != 0) {
 		procdesc_child_discard(ch);

@@ -18,7 +18,6 @@
  * (wait.c, desc.c).
  */
 
-#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -37,7 +36,6 @@
 #include "lock.h"
 #include "syscall.h"
 #include "wait.h"
-#include "waitstatus.h"
 #include "guardian/protocol.h"
 
 #define	PD_WOPTS	(WNOHANG | WUNTRACED | WCONTINUED | WEXITED | WNOWAIT)
@@ -78,33 +76,6 @@ pd_leave(int error, int saved)
 }
 
 /*
- * Copy len bytes to a user pointer that may be bad: EFAULT instead of a
- * crash.  process_vm_writev(2) on ourselves needs no privilege.
- */
-static int
-pd_copyout(void *uaddr, const void *kaddr, size_t len)
-{
-	struct iovec local, remote;
-	ssize_t n;
-
-	if (uaddr == NULL)
-		return (EFAULT);
-	local.iov_base = (void *)(uintptr_t)kaddr;
-	local.iov_len = len;
-	remote.iov_base = uaddr;
-	remote.iov_len = len;
-	n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
-	if (n == (ssize_t)len)
-		return (0);
-	if (n == -1 && errno != EFAULT) {
-		/* process_vm_writev forbidden (seccomp): plain store. */
-		memcpy(uaddr, kaddr, len);
-		return (0);
-	}
-	return (EFAULT);
-}
-
-/*
  * pdfork and pdrfork.  FreeBSD's child runs on when the copy-out fails:
  * closing the only descriptor then kills it unless PD_DAEMON, so nothing
  * leaks (NOTES 2.4).
@@ -119,7 +90,7 @@ pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 		return (EINVAL);
 	if ((error = procdesc_create_fork(pdflags, spawn, &pid, &fd)) != 0)
 		return (error);
-	if (pid != 0 && pd_copyout(fdp, &fd, sizeof(fd)) != 0) {
+	if (pid != 0 && procdesc_copyout(fdp, &fd, sizeof(fd)) != 0) {
 		close(fd);
 		return (EFAULT);
 	}
@@ -211,7 +182,7 @@ pd_getpid(int fd, pid_t *pidp)
 		if (error != 0)
 			return (error);
 	}
-	return (pd_copyout(pidp, &pid, sizeof(pid)));
+	return (procdesc_copyout(pidp, &pid, sizeof(pid)));
 }
 
 int
@@ -263,28 +234,6 @@ pdkill(int fd, int signum)
 	return (pd_leave(pd_kill(fd, signum), saved));
 }
 
-/* The waitpid(2)-style status word of a waitid(2) siginfo. */
-static int
-pd_wstatus(const siginfo_t *si)
-{
-
-	switch (si->si_code) {
-	case CLD_EXITED:
-		return (W_EXITCODE(si->si_status, 0));
-	case CLD_KILLED:
-		return (W_EXITCODE(0, si->si_status));
-	case CLD_DUMPED:
-		return (W_EXITCODE(0, si->si_status) | WCOREFLAG);
-	case CLD_STOPPED:
-	case CLD_TRAPPED:
-		return (W_STOPCODE(si->si_status));
-	case CLD_CONTINUED:
-		return (PROCDESC_W_CONTINUED);
-	default:
-		return (0);
-	}
-}
-
 static int
 pd_wait(int fd, int *status, int options, struct __wrusage *wrusage,
     siginfo_t *info)
@@ -303,15 +252,15 @@ pd_wait(int fd, int *status, int options, struct __wrusage *wrusage,
 	if ((error = procdesc_wait_event(fd, &d, options, &si,
 	    &wru.wru_self)) != 0)
 		return (error);
-	st = pd_wstatus(&si);
+	st = procdesc_wait_status(&si);
 	if (status != NULL &&
-	    (error = pd_copyout(status, &st, sizeof(st))) != 0)
+	    (error = procdesc_copyout(status, &st, sizeof(st))) != 0)
 		return (error);
 	if (wrusage != NULL &&
-	    (error = pd_copyout(wrusage, &wru, sizeof(wru))) != 0)
+	    (error = procdesc_copyout(wrusage, &wru, sizeof(wru))) != 0)
 		return (error);
 	if (info != NULL)
-		error = pd_copyout(info, &si, sizeof(si));
+		error = procdesc_copyout(info, &si, sizeof(si));
 	return (error);
 }
 

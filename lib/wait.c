@@ -24,6 +24,7 @@
  */
 
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -36,7 +37,57 @@
 #include "pidfd.h"
 #include "syscall.h"
 #include "wait.h"
+#include "waitstatus.h"
 #include "guardian/protocol.h"
+
+/*
+ * Copy len bytes to a user pointer that may be bad: EFAULT instead of a
+ * crash.  process_vm_writev(2) on ourselves needs no privilege.
+ */
+int
+procdesc_copyout(void *uaddr, const void *kaddr, size_t len)
+{
+	struct iovec local, remote;
+	ssize_t n;
+
+	if (uaddr == NULL)
+		return (EFAULT);
+	local.iov_base = (void *)(uintptr_t)kaddr;
+	local.iov_len = len;
+	remote.iov_base = uaddr;
+	remote.iov_len = len;
+	n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return (0);
+	if (n == -1 && errno != EFAULT) {
+		/* process_vm_writev forbidden (seccomp): plain store. */
+		memcpy(uaddr, kaddr, len);
+		return (0);
+	}
+	return (EFAULT);
+}
+
+/* The waitpid(2)-style status word of a waitid(2) siginfo. */
+int
+procdesc_wait_status(const siginfo_t *si)
+{
+
+	switch (si->si_code) {
+	case CLD_EXITED:
+		return (W_EXITCODE(si->si_status, 0));
+	case CLD_KILLED:
+		return (W_EXITCODE(0, si->si_status));
+	case CLD_DUMPED:
+		return (W_EXITCODE(0, si->si_status) | WCOREFLAG);
+	case CLD_STOPPED:
+	case CLD_TRAPPED:
+		return (W_STOPCODE(si->si_status));
+	case CLD_CONTINUED:
+		return (PROCDESC_W_CONTINUED);
+	default:
+		return (0);
+	}
+}
 
 /* What an exit means to pdwait's options. */
 static int
@@ -48,9 +99,12 @@ wt_exit_result(int options)
 	return (0);
 }
 
-/* What the event in si means to pdwait's options. */
-static int
-wt_event_result(const siginfo_t *si, int options)
+/*
+ * What the event in si means to waitid(2)-style options: 0, or ECHILD
+ * (EAGAIN with WNOHANG) for an exit they do not ask for.
+ */
+int
+procdesc_wait_result(const siginfo_t *si, int options)
 {
 
 	if (si->si_code == CLD_STOPPED || si->si_code == CLD_CONTINUED ||
@@ -250,7 +304,7 @@ wt_foreign_event(int fd, const struct procdesc_desc *dp, int options,
 			v = wt_owner(pidfd, pid, si, ru);
 		close(pidfd);
 		if (v == PROCDESC_VIEW_EVENT)
-			return (wt_event_result(si, options));
+			return (procdesc_wait_result(si, options));
 		if (v == PROCDESC_VIEW_RUNNING) {
 			if (error != 0 || (options & WNOHANG) != 0)
 				return (error != 0 ? error : EAGAIN);
@@ -287,7 +341,7 @@ procdesc_wait_event(int fd, const struct procdesc_desc *dp, int options,
 	for (;;) {
 		switch (procdesc_child_view(dp, options, si, ru)) {
 		case PROCDESC_VIEW_EVENT:
-			return (wt_event_result(si, options));
+			return (procdesc_wait_result(si, options));
 		case PROCDESC_VIEW_RUNNING:
 			if ((options & WNOHANG) != 0)
 				return (EAGAIN);
@@ -295,6 +349,7 @@ procdesc_wait_event(int fd, const struct procdesc_desc *dp, int options,
 				return (error);
 			break;
 		case PROCDESC_VIEW_NONE:
+		case PROCDESC_VIEW_HIDDEN:	/* Only for waits by pid. */
 			return (wt_foreign_event(fd, dp, options, si, ru));
 		}
 	}

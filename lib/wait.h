@@ -24,6 +24,10 @@
 struct procdesc_desc;
 struct procdesc_info;
 
+int	procdesc_copyout(void *uaddr, const void *kaddr, size_t len)
+	    PROCDESC_HIDDEN;
+int	procdesc_wait_status(const siginfo_t *si) PROCDESC_HIDDEN;
+int	procdesc_wait_result(const siginfo_t *si, int options) PROCDESC_HIDDEN;
 int	procdesc_wait_event(int fd, const struct procdesc_desc *dp,
 	    int options, siginfo_t *si, struct rusage *ru) PROCDESC_HIDDEN;
 int	procdesc_wait_foreign(int fd, const struct procdesc_desc *dp,

@@ -464,7 +464,8 @@ abi_head()
 {
 	atf_set descr "libprocdesc.so exports exactly the names of" \
 	    "lib/libprocdesc.map, each at its version node; libprocdesc.a" \
-	    "adds only procdesc_ names; debian/libprocdesc0.symbols lists them"
+	    "adds only procdesc_ names and the waits;" \
+	    "debian/libprocdesc0.symbols lists them"
 }
 abi_body()
 {
@@ -486,13 +487,15 @@ abi_body()
 	    g && /^[[:space:]]*[A-Za-z_][A-Za-z0-9_]*;/ {
 		sub(/^[[:space:]]*/, ""); sub(/;.*/, "")
 		print "T " $0 "@@" node }' "$map" | sort >expected
-	atf_check -o inline:"LIBPROCDESC_1.0\nLIBPROCDESC_1.1\n" \
+	atf_check -o inline:"LIBPROCDESC_1.0\nLIBPROCDESC_1.1\nLIBPROCDESC_1.2\n" \
 	    sed -n 's/^A //p' expected
 	atf_check -o inline:"7\n" grep -c '^T pd[a-z]*@@LIBPROCDESC_1\.0$' \
 	    expected
 	atf_check -o inline:"27\n" grep -c \
 	    '^T procdesc_posix_spawn[a-z0-9_]*@@LIBPROCDESC_1\.1$' expected
-	atf_check -o inline:"36\n" sh -c 'wc -l <expected'
+	atf_check -o inline:"5\n" grep -c '^T wait[a-z0-9]*@@LIBPROCDESC_1\.2$' \
+	    expected
+	atf_check -o inline:"42\n" sh -c 'wc -l <expected'
 	sed -n 's/^T \(.*\)@@.*/\1/p' expected | sort >names
 	nm -D --defined-only obj/libprocdesc.so >nm.out ||
 	    atf_fail "nm -D failed"

@@ -295,22 +295,6 @@ T_TC(pdfork__no_sigchld, "no SIGCHLD at the child's exit")
 	signal(SIGCHLD, SIG_DFL);
 }
 
-/* wait(), waitpid(-1) and waitpid(pid) never report the child. */
-T_TC(pdfork__waitpid_echild, "waitpid(-1) and waitpid(pid) give ECHILD")
-{
-	int fd, status;
-	pid_t pid;
-
-	pid = t_pdfork_pause(&fd, 0);
-	ATF_CHECK_ERRNO(ECHILD, waitpid(-1, &status, WNOHANG) == -1);
-	ATF_CHECK_ERRNO(ECHILD, waitpid(pid, &status, WNOHANG) == -1);
-	ATF_REQUIRE(pdkill(fd, SIGTERM) == 0);
-	ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
-	ATF_CHECK_ERRNO(ECHILD, wait(&status) == -1);
-	ATF_CHECK_ERRNO(ECHILD, waitpid(pid, &status, 0) == -1);
-	ATF_REQUIRE(close(fd) == 0);
-}
-
 /*
  * poll reports nothing while the child runs, POLLHUP once it exited (and
  * its status is there to read), on every kernel.
@@ -414,7 +398,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdfork__efault);
 	ATF_TP_ADD_TC(tp, pdfork__emfile);
 	ATF_TP_ADD_TC(tp, pdfork__no_sigchld);
-	ATF_TP_ADD_TC(tp, pdfork__waitpid_echild);
 	ATF_TP_ADD_TC(tp, poll__hup_at_exit);
 	ATF_TP_ADD_TC(tp, select__exit);
 	ATF_TP_ADD_TC(tp, poll__thread_woken);

@@ -8,7 +8,7 @@
  * FreeBSD process descriptors for Linux.  The shape follows FreeBSD's
  * <sys/procdesc.h>: flags, an allowed-flags mask and the calls, with
  * '_'-prefixed parameter names so that no application macro can clash.
- * Profile: FreeBSD 16 with PD_NOWAITPID always in effect (see pdfork(3)).
+ * Profile: FreeBSD 16, its waiting rules included (see pdfork(3)).
  */
 
 #ifndef _SYS_PROCDESC_H_
@@ -29,7 +29,7 @@
 /* Flags for pdfork(), pdrfork() and pdopenpid(). */
 #define	PD_DAEMON	0x00000001	/* Last close does not kill. */
 #define	PD_CLOEXEC	0x00000002	/* Descriptor is close-on-exec. */
-#define	PD_NOWAITPID	0x00000004	/* Accepted; always in effect. */
+#define	PD_NOWAITPID	0x00000004	/* No wait by pid sees it. */
 
 #define	PD_ALLOWED_AT_FORK	(PD_DAEMON | PD_CLOEXEC | PD_NOWAITPID)
 

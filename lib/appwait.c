@@ -1,0 +1,306 @@
+/*-
+ * SPDX-License-Identifier: BSD-2-Clause
+ *
+ * Copyright (c) 2026 The libprocdesc authors.
+ */
+
+/*
+ * The application's waits: wait, waitpid, wait3, wait4 and waitid, which
+ * the library replaces (symbol interposition) so that they follow
+ * FreeBSD's rules for pdfork children (NOTES 1.11, 2.16):
+ * - a wait for the pid of a child made without PD_NOWAITPID, in its
+ *   owner (waitpid(pid), wait4(pid), waitid(P_PID), waitid(P_PIDFD)),
+ *   takes it as it would a fork() child: it blocks until the exit,
+ *   returns the status and rusage, and reaps; pdwait keeps the status;
+ * - the same wait for a PD_NOWAITPID child fails with ECHILD;
+ * - a wait for any child or for a process group never reports a pdfork
+ *   child.  Linux hides a child whose exit signal is 0 from it already;
+ *   one that exec'd has SIGCHLD again, so the wait looks with WNOWAIT
+ *   first and child.c takes our child's event out of the way.
+ * Everything else is the C library's call: its wait4 and waitid, found
+ * at load time behind us (dlsym(RTLD_NEXT)), so that cancellation and
+ * SA_RESTART work as they do there; a static program, which has no next
+ * object, makes the system calls itself.  A signal handler that
+ * interrupted this thread inside the library (procdesc_mtx held) gets the
+ * kernel's answer.  Each call sets errno once, on failure.
+ */
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "lock.h"
+#include "pidfd.h"
+#include "syscall.h"
+#include "wait.h"
+
+/* The options each call accepts, as the kernel checks them. */
+#define	AW_W4OPTS	(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | \
+			    __WCLONE | __WALL)
+#define	AW_WIDOPTS	(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | \
+			    WCONTINUED | __WNOTHREAD | __WCLONE | __WALL)
+#define	AW_WIDEVENTS	(WEXITED | WSTOPPED | WCONTINUED)
+
+/* <sys/wait.h> declares them without a visibility: say it here. */
+#define	AW_PUBLIC	__attribute__((visibility("default")))
+
+static pid_t	aw_sys_wait4(pid_t, int *, int, struct rusage *);
+static int	aw_sys_waitid(idtype_t, id_t, siginfo_t *, int);
+
+/* The C library's calls; the system calls until aw_init() ran. */
+static pid_t	(*aw_wait4)(pid_t, int *, int, struct rusage *) =
+		    aw_sys_wait4;
+static int	(*aw_waitid)(idtype_t, id_t, siginfo_t *, int) =
+		    aw_sys_waitid;
+
+static pid_t
+aw_sys_wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+
+	return ((pid_t)syscall(SYS_wait4, pid, status, options, ru));
+}
+
+static int
+aw_sys_waitid(idtype_t type, id_t id, siginfo_t *si, int options)
+{
+
+	return (sys_waitid((int)type, (int)id, si, options, NULL));
+}
+
+static void __attribute__((constructor))
+aw_init(void)
+{
+	void *p;
+
+	if ((p = dlsym(RTLD_NEXT, "wait4")) != NULL)
+		aw_wait4 = (pid_t (*)(pid_t, int *, int, struct rusage *))p;
+	if ((p = dlsym(RTLD_NEXT, "waitid")) != NULL)
+		aw_waitid = (int (*)(idtype_t, id_t, siginfo_t *, int))p;
+}
+
+/*
+ * A wait with waitid(2)'s options for our child pid: 0 and the event in
+ * *si and *ru (si_pid 0: nothing yet, with WNOHANG); ESRCH if pid is no
+ * child of ours, for the kernel to answer; else an errno value.
+ */
+static int
+aw_child(pid_t pid, int options, siginfo_t *si, struct rusage *ru)
+{
+	enum procdesc_view v;
+	siginfo_t ev;
+	int error, pidfd;
+
+	if (procdesc_locked())
+		return (ESRCH);
+	for (;;) {
+		if ((error = procdesc_child_waitpid(pid, options, si, ru, &v,
+		    &pidfd)) != 0)
+			return (error);
+		switch (v) {
+		case PROCDESC_VIEW_NONE:
+			return (ESRCH);
+		case PROCDESC_VIEW_HIDDEN:
+			return (ECHILD);
+		case PROCDESC_VIEW_EVENT:
+			if ((error = procdesc_wait_result(si, options)) ==
+			    EAGAIN) {
+				memset(si, 0, sizeof(*si));
+				error = 0;
+			}
+			return (error);
+		case PROCDESC_VIEW_RUNNING:
+			break;
+		}
+		if (pidfd == -1) {
+			memset(si, 0, sizeof(*si));	/* WNOHANG. */
+			return (0);
+		}
+		/* As the parent: SA_RESTART and cancellation as in wait4. */
+		memset(&ev, 0, sizeof(ev));
+		error = aw_waitid(P_PIDFD, (id_t)pidfd, &ev, WEXITED |
+		    (options & (WSTOPPED | WCONTINUED)) | WNOWAIT | __WALL) ==
+		    -1 && errno != ECHILD ? errno : 0;
+		close(pidfd);
+		if (error != 0)
+			return (error);
+	}
+}
+
+/*
+ * The first event a wait for any child (P_ALL) or any in a process group
+ * (P_PGID) would take, with waitid(2)'s options, looked at (WNOWAIT) but
+ * not taken; an event of a pdfork child of ours is put out of the way
+ * first (child.c).  0 and *si (si_pid 0: none yet, with WNOHANG), or -1
+ * and errno.
+ */
+static int
+aw_peek(idtype_t type, id_t id, siginfo_t *si, int options)
+{
+
+	do {
+		memset(si, 0, sizeof(*si));
+		if (aw_waitid(type, id, si, options | WNOWAIT) == -1)
+			return (-1);
+	} while (si->si_pid != 0 && !procdesc_locked() &&
+	    procdesc_child_hide(si));
+	return (0);
+}
+
+/*
+ * waitid for any child or any in a process group: as aw_peek(), then the
+ * event taken by its pid unless WNOWAIT (or taken already: look again).
+ * 0 or an errno value.
+ */
+static int
+aw_any(idtype_t type, id_t id, siginfo_t *si, int options)
+{
+	siginfo_t peek;
+	int r;
+
+	for (;;) {
+		if (aw_peek(type, id, &peek, options) == -1)
+			return (errno);
+		if (peek.si_pid == 0 || (options & WNOWAIT) != 0) {
+			*si = peek;
+			return (0);
+		}
+		memset(si, 0, sizeof(*si));
+		r = aw_waitid(P_PID, (id_t)peek.si_pid, si, options | WNOHANG);
+		if (r == 0 && si->si_pid != 0)
+			return (0);
+		if (r == -1 && errno != ECHILD)
+			return (errno);
+	}
+}
+
+/* wait4's pid as waitid's idtype and id. */
+static void
+aw_idtype(pid_t pid, idtype_t *typep, id_t *idp)
+{
+
+	if (pid == -1) {
+		*typep = P_ALL;
+		*idp = 0;
+	} else if (pid == 0) {
+		*typep = P_PGID;
+		*idp = (id_t)getpgrp();
+	} else if (pid < 0) {
+		*typep = P_PGID;
+		*idp = (id_t)-pid;
+	} else {
+		*typep = P_PID;
+		*idp = (id_t)pid;
+	}
+}
+
+/* wait4's status, rusage and result for the event in si. */
+static pid_t
+aw_wait4_out(const siginfo_t *si, const struct rusage *ru, int *status,
+    struct rusage *rusage)
+{
+	int error, st;
+
+	if (si->si_pid == 0)
+		return (0);
+	st = procdesc_wait_status(si);
+	if ((status != NULL &&
+	    (error = procdesc_copyout(status, &st, sizeof(st))) != 0) ||
+	    (rusage != NULL &&
+	    (error = procdesc_copyout(rusage, ru, sizeof(*ru))) != 0)) {
+		errno = error;
+		return (-1);
+	}
+	return (si->si_pid);
+}
+
+AW_PUBLIC pid_t
+wait4(pid_t pid, int *status, int options, struct rusage *rusage)
+{
+	struct rusage ru;
+	siginfo_t si;
+	idtype_t type;
+	id_t id;
+	int error;
+
+	if ((options & ~AW_W4OPTS) != 0 || pid == INT_MIN)
+		return (aw_wait4(pid, status, options, rusage));
+	aw_idtype(pid, &type, &id);
+	memset(&ru, 0, sizeof(ru));
+	if (type == P_PID) {
+		error = aw_child(pid, options | WEXITED, &si, &ru);
+		if (error == ESRCH)
+			return (aw_wait4(pid, status, options, rusage));
+		if (error != 0) {
+			errno = error;
+			return (-1);
+		}
+		return (aw_wait4_out(&si, &ru, status, rusage));
+	}
+	/* Somebody else's event: take it by its pid, unless taken already. */
+	for (;;) {
+		if (aw_peek(type, id, &si, options | WEXITED) == -1)
+			return (-1);
+		if (si.si_pid == 0)
+			return (0);
+		if ((pid = aw_wait4(si.si_pid, status, options | WNOHANG,
+		    rusage)) > 0 || (pid == -1 && errno != ECHILD))
+			return (pid);
+	}
+}
+
+AW_PUBLIC pid_t
+waitpid(pid_t pid, int *status, int options)
+{
+
+	return (wait4(pid, status, options, NULL));
+}
+
+AW_PUBLIC pid_t
+wait(int *status)
+{
+
+	return (wait4(-1, status, 0, NULL));
+}
+
+AW_PUBLIC pid_t
+wait3(int *status, int options, struct rusage *rusage)
+{
+
+	return (wait4(-1, status, options, rusage));
+}
+
+AW_PUBLIC int
+waitid(idtype_t type, id_t id, siginfo_t *info, int options)
+{
+	struct rusage ru;
+	siginfo_t si;
+	pid_t pid;
+	int error;
+
+	if ((options & ~AW_WIDOPTS) != 0 || (options & AW_WIDEVENTS) == 0)
+		return (aw_waitid(type, id, info, options));
+	if (type == P_PID || type == P_PIDFD) {
+		pid = (pid_t)id;
+		if (type == P_PIDFD && procdesc_pidfd_pid((int)id, &pid) != 0)
+			return (aw_waitid(type, id, info, options));
+		if ((error = aw_child(pid, options, &si, &ru)) == ESRCH)
+			return (aw_waitid(type, id, info, options));
+	} else if (type == P_ALL || type == P_PGID)
+		error = aw_any(type, id, &si, options);
+	else
+		return (aw_waitid(type, id, info, options));
+	if (error == 0 && info != NULL)
+		error = procdesc_copyout(info, &si, sizeof(si));
+	if (error != 0) {
+		errno = error;
+		return (-1);
+	}
+	return (0);
+}
