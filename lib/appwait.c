@@ -32,6 +32,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -85,6 +86,14 @@ aw_init(void)
 		aw_waitid = (int (*)(idtype_t, id_t, siginfo_t *, int))p;
 }
 
+/* A cancelled wait's pidfd. */
+static void
+aw_close(void *arg)
+{
+
+	close(*(int *)arg);
+}
+
 /*
  * A wait with waitid(2)'s options for our child pid: 0 and the event in
  * *si and *ru (si_pid 0: nothing yet, with WNOHANG); ESRCH if pid is no
@@ -124,10 +133,11 @@ aw_child(pid_t pid, int options, siginfo_t *si, struct rusage *ru)
 		}
 		/* As the parent: SA_RESTART and cancellation as in wait4. */
 		memset(&ev, 0, sizeof(ev));
+		pthread_cleanup_push(aw_close, &pidfd);
 		error = aw_waitid(P_PIDFD, (id_t)pidfd, &ev, WEXITED |
 		    (options & (WSTOPPED | WCONTINUED)) | WNOWAIT | __WALL) ==
 		    -1 && errno != ECHILD ? errno : 0;
-		close(pidfd);
+		pthread_cleanup_pop(1);
 		if (error != 0)
 			return (error);
 	}

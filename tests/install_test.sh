@@ -99,6 +99,54 @@ main(void)
 EOF
 }
 
+# A FreeBSD 15 program, unchanged: it waits for and signals its pdfork
+# children by pid, as code written before pdwait does (a C++ process
+# library's launcher does exactly this), and expects wait(2) to see none
+# of them.  Prints "42".
+t_write_freebsd15_prog()
+{
+
+	cat >fbsd15.c <<'EOF'
+#include <sys/types.h>
+#include <sys/procdesc.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int
+main(void)
+{
+	struct rusage ru;
+	int fd, fd2, status;
+	pid_t pid;
+
+	if ((pid = pdfork(&fd, PD_DAEMON | PD_CLOEXEC)) == 0) {
+		execlp("sleep", "sleep", "100", (char *)NULL);
+		_exit(127);
+	}
+	if (pid == -1 || waitpid(pid, &status, WNOHANG) != 0 ||
+	    kill(pid, SIGTERM) != 0)
+		return (1);
+	if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status) ||
+	    WTERMSIG(status) != SIGTERM)
+		return (2);
+	if ((pid = pdfork(&fd2, PD_CLOEXEC)) == 0)
+		_exit(42);
+	if (pid == -1 || wait(&status) != -1 || errno != ECHILD)
+		return (3);
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status))
+		return (4);
+	printf("%d\n", WEXITSTATUS(status));
+	close(fd);
+	close(fd2);
+	return (0);
+}
+EOF
+}
+
 # A user's program that needs its guardian for all it does
 # (tests/guardian_prog.c), into the case's directory.  Prints "42 killed".
 t_write_guardian_prog()
@@ -243,6 +291,34 @@ static_body()
 	atf_check -s exit:0 -o match:'[Tt] pdfork$' nm ./prog
 	atf_check -s exit:0 -o inline:"42\n" -e empty env -u LD_LIBRARY_PATH \
 	    ./prog
+}
+
+atf_test_case freebsd15
+freebsd15_head()
+{
+	atf_set descr "A FreeBSD 15 program that waits and kills by pid works" \
+	    "unchanged, linked shared and static with pkg-config"
+}
+freebsd15_body()
+{
+	t_no_sanitizer
+
+	t_install
+	t_stage_env
+	t_write_freebsd15_prog
+	flags=$(pkg-config --cflags --libs libprocdesc) ||
+	    atf_fail "pkg-config libprocdesc failed"
+	# shellcheck disable=SC2086
+	atf_check -s exit:0 -o empty -e empty cc -Wall -Werror -o fbsd15 \
+	    fbsd15.c $flags
+	atf_check -s exit:0 -o inline:"42\n" -e empty ./fbsd15
+	flags=$(pkg-config --static --cflags --libs libprocdesc) ||
+	    atf_fail "pkg-config --static libprocdesc failed"
+	# shellcheck disable=SC2086
+	atf_check -s exit:0 -o empty -e ignore cc -Wall -Werror -static \
+	    -o fbsd15s fbsd15.c $flags
+	atf_check -s exit:0 -o inline:"42\n" -e empty env -u LD_LIBRARY_PATH \
+	    ./fbsd15s
 }
 
 atf_test_case overlay
@@ -538,6 +614,7 @@ atf_init_test_cases()
 	atf_add_test_case layout
 	atf_add_test_case shared
 	atf_add_test_case static
+	atf_add_test_case freebsd15
 	atf_add_test_case overlay
 	atf_add_test_case config_stamp
 	atf_add_test_case prefix

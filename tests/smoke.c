@@ -8,7 +8,7 @@
  * A test program without ATF, for builds ATF is not made for: the library
  * linked statically against musl (make check-musl).  It covers what a
  * porter relies on first: pdfork and pdgetpid, a status through pdwait
- * that wait(2) does not see, POLLIN and POLLHUP, pdkill, the close that
+ * that wait(2) does not see and waitpid(pid) does, POLLIN and POLLHUP, pdkill, the close that
  * kills, and a child of a busy multi-threaded parent that goes through
  * the C library's own fork() (its atfork handlers run, malloc and the
  * thread id work).  Prints one line per check and, last,
@@ -103,6 +103,29 @@ check_exit_status(void)
 	    WEXITSTATUS(status) == 42, "pdwait reports exit status 42");
 	check(waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD,
 	    "waitpid(-1) does not see the pdfork child");
+	close(fd);
+}
+
+/* The waiting rules: a wait by pid takes the child, pdwait still sees it. */
+static void
+check_waitpid(void)
+{
+	pid_t pid;
+	int fd, status;
+
+	if ((pid = pdfork(&fd, 0)) == -1) {
+		check(false, "pdfork for waitpid");
+		return;
+	}
+	if (pid == 0)
+		_exit(7);
+	status = 0;
+	check(wait_fd(fd, POLLIN) != 0 && waitpid(pid, &status, 0) == pid &&
+	    WIFEXITED(status) && WEXITSTATUS(status) == 7,
+	    "waitpid(pid) reports exit status 7");
+	status = 0;
+	check(pdwait(fd, &status, WEXITED, NULL, NULL) == 0 &&
+	    WEXITSTATUS(status) == 7, "pdwait reports it after waitpid");
 	close(fd);
 }
 
@@ -290,6 +313,7 @@ main(void)
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	check_exit_status();
+	check_waitpid();
 	check_pollhup();
 	check_pdkill();
 	check_close_kills();

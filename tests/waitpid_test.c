@@ -159,6 +159,100 @@ T_TC(waitpid__blocks, "waitpid(pid, 0) blocks until the exit")
 	ATF_REQUIRE(close(fd) == 0);
 }
 
+static void *
+w_waitpid_thread(void *arg)
+{
+	int st;
+
+	w_waiter_tid = (pid_t)syscall(SYS_gettid);
+	(void)waitpid(*(pid_t *)arg, &st, 0);
+	return (NULL);
+}
+
+T_TC(waitpid__cancel, "pthread_cancel reaches a thread blocked in "
+    "waitpid(pid), which leaks nothing")
+{
+	pthread_t t;
+	void *res;
+	int fd;
+	pid_t pid;
+
+	pid = t_pdfork_pause(&fd, 0);
+	w_waiter_tid = 0;
+	ATF_REQUIRE(pthread_create(&t, NULL, w_waitpid_thread, &pid) == 0);
+	while (__atomic_load_n(&w_waiter_tid, __ATOMIC_SEQ_CST) == 0)
+		sched_yield();
+	ATF_REQUIRE(t_task_sleeping(getpid(), w_waiter_tid, T_LONG_MS));
+	ATF_REQUIRE(pthread_cancel(t) == 0);
+	ATF_REQUIRE(pthread_join(t, &res) == 0);
+	ATF_CHECK(res == PTHREAD_CANCELED);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+static volatile sig_atomic_t w_usr1;
+
+static void
+w_on_usr1(int sig __attribute__((unused)))
+{
+
+	w_usr1 = 1;
+}
+
+/* Interrupt the main thread once asleep in its wait, then release *arg. */
+static void *
+w_interrupt_then_release(void *arg)
+{
+	int *wfd = arg;
+
+	ATF_CHECK(t_task_sleeping(getpid(), w_waiter_tid, T_LONG_MS));
+	ATF_CHECK(pthread_kill(w_waiter, SIGUSR1) == 0);
+	while (!w_usr1)
+		sched_yield();
+	ATF_CHECK(t_task_sleeping(getpid(), w_waiter_tid, T_LONG_MS));
+	ATF_CHECK(write(*wfd, "x", 1) == 1);
+	return (NULL);
+}
+
+T_TC(waitpid__restart, "a signal handled with SA_RESTART does not end "
+    "waitpid(pid); without it, EINTR")
+{
+	struct sigaction sa;
+	pthread_t t;
+	int ctl[2], fd, st;
+	pid_t pid, r;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = w_on_usr1;
+	sa.sa_flags = SA_RESTART;
+	ATF_REQUIRE(sigaction(SIGUSR1, &sa, NULL) == 0);
+	pid = w_pdfork_byte(&fd, ctl, 0, 6);
+	w_waiter = pthread_self();
+	w_waiter_tid = (pid_t)syscall(SYS_gettid);
+	w_usr1 = 0;
+	ATF_REQUIRE(pthread_create(&t, NULL, w_interrupt_then_release,
+	    &ctl[1]) == 0);
+	r = waitpid(pid, &st, 0);
+	ATF_CHECK_EQ(r, pid);
+	ATF_CHECK(w_usr1 == 1);
+	ATF_REQUIRE(pthread_join(t, NULL) == 0);
+	t_close_pipe(ctl);
+	ATF_REQUIRE(close(fd) == 0);
+
+	sa.sa_flags = 0;
+	ATF_REQUIRE(sigaction(SIGUSR1, &sa, NULL) == 0);
+	pid = w_pdfork_byte(&fd, ctl, 0, 6);
+	w_usr1 = 0;
+	ATF_REQUIRE(pthread_create(&t, NULL, w_interrupt_then_release,
+	    &ctl[1]) == 0);
+	ATF_CHECK_ERRNO(EINTR, waitpid(pid, &st, 0) == -1);
+	ATF_REQUIRE(pthread_join(t, NULL) == 0);
+	ATF_CHECK_EQ(waitpid(pid, &st, 0), pid);
+	t_close_pipe(ctl);
+	ATF_REQUIRE(close(fd) == 0);
+	signal(SIGUSR1, SIG_DFL);
+}
+
 T_TC(wait4__rusage, "wait4(pid) reports the child's rusage")
 {
 	struct rusage ru;
@@ -487,6 +581,8 @@ ATF_TP_ADD_TCS(tp)
 
 	ATF_TP_ADD_TC(tp, waitpid__pid_reaps);
 	ATF_TP_ADD_TC(tp, waitpid__blocks);
+	ATF_TP_ADD_TC(tp, waitpid__cancel);
+	ATF_TP_ADD_TC(tp, waitpid__restart);
 	ATF_TP_ADD_TC(tp, wait4__rusage);
 	ATF_TP_ADD_TC(tp, waitid__pid_and_pidfd);
 	ATF_TP_ADD_TC(tp, waitpid__stop_continue);
