@@ -3,7 +3,7 @@
 #   make               the libraries and the guardian
 #   make demo          build and run examples/demo
 #   make check         build everything and run the Kyua suite
-#   make check-kernels the suite on Debian's 6.1 and 6.12 under QEMU too
+#   make check-kernels the suite on Debian's 6.1, 6.12 and 7.2 under QEMU
 #   make check-kernels ARCH=arm64  the same for aarch64, cross-built
 #   make cross-aarch64 the library cross-built for aarch64 (no tests)
 #   make check-musl    built with musl, a static smoke test (tests/smoke.c)
@@ -296,7 +296,7 @@ $(EXAMPLES_O)/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so \
 # The kernel matrix's report kept in the tree (NOTES 4.2 points to it):
 # the standard output of tests/kernels/run (its feature table and one
 # summary line per kernel) under a line saying when and where it ran.
-# make kernels-results [KERNELS="6.1 6.12 host"]; one file per ARCH.
+# make kernels-results [KERNELS="6.1 6.12 7.2 host"]; one file per ARCH.
 KERNELS_RESULTS= tests/kernels/results/$(or $(ARCH),$(shell uname -m)).txt
 kernels-results:
 	@mkdir -p $(dir $(KERNELS_RESULTS))

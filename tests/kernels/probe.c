@@ -247,7 +247,9 @@ main(void)
 	r = sys_close_range(1000000, 1000001, 0);
 	report("close_range", r == 0, "%s", r == 0 ? "works" :
 	    strerror(errno));
-	probe_flag("CLONE_PIDFD_AUTOKILL", CLONE_PIDFD_AUTOKILL_71);
+	/* AUTOKILL is refused (EINVAL) without AUTOREAP. */
+	probe_flag("CLONE_PIDFD_AUTOKILL", CLONE_AUTOREAP_71 |
+	    CLONE_PIDFD_AUTOKILL_71);
 	probe_flag("CLONE_AUTOREAP", CLONE_AUTOREAP_71);
 	return (0);
 }
