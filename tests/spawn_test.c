@@ -480,6 +480,33 @@ T_TC(spawn__exit_status, "posix_spawn with a descriptor: pdwait gives "
 	s_nothing_to_wait();
 }
 
+/*
+ * The waiting rules (pdfork(3)): without PD_NOWAITPID the caller may wait
+ * for the spawned process by its pid, as for any spawned process; with
+ * it only pdwait sees it; no wait for any child ever does.
+ */
+T_TC(spawn__waitpid, "posix_spawn with a descriptor: waitpid(pid) "
+    "takes it unless PD_NOWAITPID")
+{
+	struct s_req r;
+	pid_t pid;
+	int fd, status;
+
+	s_init(&r, "exit 5");
+	pid = s_spawn_ok(&r, &fd, 0);
+	ATF_REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 5);
+	status = s_pdwait_close(fd);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 5);
+
+	s_init(&r, "exit 6");
+	pid = s_spawn_ok(&r, &fd, PD_NOWAITPID);
+	ATF_CHECK_ERRNO(ECHILD, waitpid(pid, &status, 0) == -1);
+	status = s_pdwait_close(fd);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 6);
+	s_nothing_to_wait();
+}
+
 /* posix_spawnp: the PATH search, and the status through the descriptor. */
 T_TC(spawnp__exit_status, "posix_spawnp with a descriptor finds sh in PATH")
 {
@@ -1227,6 +1254,7 @@ ATF_TP_ADD_TCS(tp)
 {
 
 	ATF_TP_ADD_TC(tp, spawn__exit_status);
+	ATF_TP_ADD_TC(tp, spawn__waitpid);
 	ATF_TP_ADD_TC(tp, spawnp__exit_status);
 	ATF_TP_ADD_TC(tp, spawn__close_kills);
 	ATF_TP_ADD_TC(tp, spawn__daemon_survives);

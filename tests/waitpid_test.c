@@ -465,6 +465,48 @@ T_TC(wildcard__exec_child, "a blocking wait(2) looks past an exec'd "
 	ATF_REQUIRE(close(fd) == 0);
 }
 
+struct w_race {
+	pid_t	pid;
+	int	got;		/* The thread's waitpid: its pid, or -errno. */
+};
+
+static void *
+w_race_thread(void *arg)
+{
+	struct w_race *w = arg;
+	int st;
+
+	w->got = waitpid(w->pid, &st, 0);
+	if (w->got == -1)
+		w->got = -errno;
+	return (NULL);
+}
+
+T_TC(waitpid__two_threads, "two threads wait for the same pid: one gets "
+    "the child, the other ECHILD, and pdwait still reports it")
+{
+	struct w_race w[2];
+	pthread_t t[2];
+	int ctl[2], fd, i;
+	pid_t pid;
+
+	pid = w_pdfork_byte(&fd, ctl, 0, 12);
+	for (i = 0; i < 2; i++) {
+		w[i].pid = pid;
+		ATF_REQUIRE(pthread_create(&t[i], NULL, w_race_thread,
+		    &w[i]) == 0);
+	}
+	ATF_REQUIRE(write(ctl[1], "\n", 1) == 1);
+	for (i = 0; i < 2; i++)
+		ATF_REQUIRE(pthread_join(t[i], NULL) == 0);
+	ATF_CHECK_MSG((w[0].got == pid && w[1].got == -ECHILD) ||
+	    (w[1].got == pid && w[0].got == -ECHILD),
+	    "got %d and %d for %d", w[0].got, w[1].got, (int)pid);
+	w_pdwait_code(fd, 12);
+	t_close_pipe(ctl);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
 T_TC(waitpid__after_pdwait, "pdwait reaps: a later waitpid(pid) finds no "
     "child")
 {
@@ -590,6 +632,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, nowaitpid__hidden);
 	ATF_TP_ADD_TC(tp, wildcard__never);
 	ATF_TP_ADD_TC(tp, wildcard__exec_child);
+	ATF_TP_ADD_TC(tp, waitpid__two_threads);
 	ATF_TP_ADD_TC(tp, waitpid__after_pdwait);
 	ATF_TP_ADD_TC(tp, waitpid__fork_copy);
 	ATF_TP_ADD_TC(tp, close__reaps_unwaited);
