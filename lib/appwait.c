@@ -237,7 +237,7 @@ wait4(pid_t pid, int *status, int options, struct rusage *rusage)
 	siginfo_t si;
 	idtype_t type;
 	id_t id;
-	int error;
+	int error, saved;
 
 	if ((options & ~AW_W4OPTS) != 0 || pid == INT_MIN)
 		return (aw_wait4(pid, status, options, rusage));
@@ -254,15 +254,20 @@ wait4(pid_t pid, int *status, int options, struct rusage *rusage)
 		return (aw_wait4_out(&si, &ru, status, rusage));
 	}
 	/* Somebody else's event: take it by its pid, unless taken already. */
+	saved = errno;
 	for (;;) {
 		if (aw_peek(type, id, &si, options | WEXITED) == -1)
 			return (-1);
 		if (si.si_pid == 0)
-			return (0);
+			break;
 		if ((pid = aw_wait4(si.si_pid, status, options | WNOHANG,
-		    rusage)) > 0 || (pid == -1 && errno != ECHILD))
-			return (pid);
+		    rusage)) > 0)
+			break;
+		if (pid == -1 && errno != ECHILD)
+			return (-1);
 	}
+	errno = saved;
+	return (si.si_pid == 0 ? 0 : pid);
 }
 
 AW_PUBLIC pid_t
