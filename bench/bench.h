@@ -47,6 +47,7 @@ struct row {
 	const char	*r_base;	/* Name of the baseline, or NULL. */
 	double		 r_bmed;	/* Its median. */
 	const char	*r_goal;	/* Goal text, or NULL. */
+	const char	*r_hi;		/* What r_p99 is, if not the p99. */
 	enum verdict	 r_verdict;
 };
 
@@ -76,6 +77,7 @@ struct guardians {
 void	samples_init(struct samples *, size_t);
 void	samples_add(struct samples *, double);
 double	samples_pct(struct samples *, double);
+void	samples_reset(struct samples *);
 void	samples_free(struct samples *);
 int	samples_write(struct samples *, const char *);
 int64_t	now_ns(void);
@@ -84,6 +86,7 @@ const char *out_dir(void);
 void	out_printf(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	out_section(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	out_row(const struct row *);
+void	out_ratio(const char *, struct samples *, double);
 void	out_time(const char *, struct samples *, const char *,
 	    struct samples *, const char *, enum verdict);
 void	out_time_vs(const char *, struct samples *, const char *, double,

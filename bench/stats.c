@@ -89,6 +89,15 @@ samples_pct(struct samples *s, double p)
 	return (s->s_v[i == 0 ? 0 : i - 1]);
 }
 
+/* Empty s, keeping its room. */
+void
+samples_reset(struct samples *s)
+{
+
+	s->s_n = 0;
+	s->s_sorted = false;
+}
+
 void
 samples_free(struct samples *s)
 {
@@ -257,13 +266,42 @@ out_row(const struct row *r)
 	fflush(out_csv);
 	if (r->r_verdict != V_NONE && out_ngoals < OUT_NGOALS) {
 		snprintf(out_goals[out_ngoals].g_text,
-		    sizeof(out_goals[0].g_text), "%s / %s: %s (%s %s%s%s%s%s)",
+		    sizeof(out_goals[0].g_text), "%s / %s: %s (%s %s%s%s%s%s%s)",
 		    out_sect, r->r_name, r->r_goal, r->r_n > 0 ? "median" :
-		    "measured", med, isnan(r->r_p99) ? "" : ", p99 ",
+		    "measured", med, isnan(r->r_p99) ? "" : ", ",
+		    isnan(r->r_p99) ? "" : r->r_hi != NULL ? r->r_hi : "p99 ",
 		    isnan(r->r_p99) ? "" : p99, isnan(q) ? "" : ", ratio ",
 		    isnan(q) ? "" : ratio);
 		out_goals[out_ngoals++].g_verdict = r->r_verdict;
 	}
+}
+
+/*
+ * A ratio measured once a round, the subject's median over the baseline's
+ * in the same round: the median ratio, and its upper quartile, which must
+ * meet the goal "<= limit" (limit NAN: no goal).  One round that went
+ * badly cannot decide the verdict; three in four must.
+ */
+void
+out_ratio(const char *name, struct samples *ratios, double limit)
+{
+	struct row r;
+	char goal[32];
+
+	memset(&r, 0, sizeof(r));
+	r.r_name = name;
+	r.r_n = ratios->s_n;
+	r.r_med = samples_pct(ratios, 0.5);
+	r.r_p99 = samples_pct(ratios, 0.75);
+	r.r_hi = "Q3 ";
+	r.r_unit = "x";
+	r.r_verdict = V_NONE;
+	if (!isnan(limit)) {
+		snprintf(goal, sizeof(goal), "Q3 <= %.1fx", limit);
+		r.r_goal = goal;
+		r.r_verdict = out_goal(!isnan(r.r_p99) && r.r_p99 <= limit);
+	}
+	out_row(&r);
 }
 
 /* A row of time samples against the median of a baseline's. */
