@@ -77,7 +77,6 @@ struct guardians {
 void	samples_init(struct samples *, size_t);
 void	samples_add(struct samples *, double);
 double	samples_pct(struct samples *, double);
-void	samples_reset(struct samples *);
 void	samples_free(struct samples *);
 int	samples_write(struct samples *, const char *);
 int64_t	now_ns(void);

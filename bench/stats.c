@@ -89,15 +89,6 @@ samples_pct(struct samples *s, double p)
 	return (s->s_v[i == 0 ? 0 : i - 1]);
 }
 
-/* Empty s, keeping its room. */
-void
-samples_reset(struct samples *s)
-{
-
-	s->s_n = 0;
-	s->s_sorted = false;
-}
-
 void
 samples_free(struct samples *s)
 {
