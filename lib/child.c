@@ -325,9 +325,22 @@ procdesc_child_pidfd(const struct procdesc_desc *dp, int *pidfdp)
 	return (0);
 }
 
+/* The entry of our unreaped child pid (its pid is its own).  mtx held. */
+static struct procdesc_child *
+ch_unreaped(pid_t pid)
+{
+	struct procdesc_child *ch;
+
+	PROCDESC_ASSERT_LOCKED();
+	for (ch = procdesc_registry_pid(pid, NULL); ch != NULL &&
+	    ch->ch_reaped; ch = procdesc_registry_pid(pid, ch))
+		;
+	return (ch);
+}
+
 /*
  * The entry of our child pid that a wait for that pid may take: the
- * unreaped one (its pid is its own), else one reaped for a wildcard wait
+ * unreaped one, else one reaped for a wildcard wait
  * whose exit is owed to such a wait, unless the pid names a new child of
  * ours by now (the kernel's answer is about that one).  mtx held.
  */
@@ -338,14 +351,13 @@ ch_bypid(pid_t pid)
 	siginfo_t si;
 
 	PROCDESC_ASSERT_LOCKED();
+	if ((ch = ch_unreaped(pid)) != NULL)
+		return (ch);
 	owed = NULL;
 	for (ch = procdesc_registry_pid(pid, NULL); ch != NULL;
-	    ch = procdesc_registry_pid(pid, ch)) {
-		if (!ch->ch_reaped)
-			return (ch);
+	    ch = procdesc_registry_pid(pid, ch))
 		if (ch->ch_owed)
 			owed = ch;
-	}
 	if (owed != NULL && sys_waitid(P_PID, pid, &si, WEXITED | WSTOPPED |
 	    WCONTINUED | WNOHANG | WNOWAIT | __WALL, NULL) == 0)
 		return (NULL);
@@ -404,9 +416,7 @@ procdesc_child_hide(const siginfo_t *peek)
 	pid = peek->si_pid;
 	code = peek->si_code;
 	procdesc_lock();
-	for (ch = procdesc_registry_pid(pid, NULL); ch != NULL &&
-	    ch->ch_reaped; ch = procdesc_registry_pid(pid, ch))
-		;
+	ch = ch_unreaped(pid);
 	mine = ch != NULL;
 	if (mine && (code == CLD_STOPPED || code == CLD_TRAPPED ||
 	    code == CLD_CONTINUED)) {
