@@ -66,15 +66,14 @@ struct iters {
 	int	it_idle;		/* Idle seconds with them. */
 	int	it_budget;		/* Seconds allowed to make them. */
 	size_t	it_limit;		/* Live children, limit section. */
-	int	it_lbudget;		/* Seconds allowed to make them. */
 	size_t	it_rounds;		/* Rounds of interleaved rows. */
 };
 
 static const struct iters iters_full = {
-	1000, 300, 20000, 1000, 1000, 1000, 10000, 5, 100, 19000, 300, 10
+	1000, 300, 20000, 1000, 1000, 1000, 10000, 5, 100, 19000, 10
 };
 static const struct iters iters_quick = {
-	200, 60, 3000, 150, 100, 150, 1000, 1, 8, 1000, 8, 4
+	200, 60, 3000, 150, 100, 150, 1000, 1, 8, 1000, 4
 };
 
 static char *const true_argv[] = { "true", NULL };
@@ -288,6 +287,8 @@ spawn_goal(const struct variant *v, size_t level)
 		return (1.3);
 	if (v->v_op == op_pdfork && level == 1000)
 		return (1.5);
+	if (v->v_op == op_pdrfork && level == 0)
+		return (1.2);
 	return (NAN);
 }
 
@@ -844,7 +845,7 @@ section_limit(const struct iters *it, struct guardians *gs)
 {
 
 	warm_up(gs);
-	bench_limit(it->it_limit, it->it_lbudget, gs);
+	bench_limit(it->it_limit, gs);
 }
 
 /*

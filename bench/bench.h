@@ -121,6 +121,6 @@ void	sleep_ns(int64_t);
 
 /* scale.c */
 void	bench_scale(size_t, int, int, struct guardians *);
-void	bench_limit(size_t, int, struct guardians *);
+void	bench_limit(size_t, struct guardians *);
 
 #endif /* !_BENCH_H_ */

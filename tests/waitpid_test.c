@@ -470,6 +470,55 @@ struct w_race {
 	int	got;		/* The thread's waitpid: its pid, or -errno. */
 };
 
+struct w_forker {
+	pid_t	pid;		/* The pdfork child, */
+	int	wfd;		/* and its byte's pipe. */
+};
+
+/*
+ * Once the main thread sleeps in waitpid: fork a copy, which must find no
+ * child by that pid (it is not the parent) and not hang, then release
+ * the child.
+ */
+static void *
+w_fork_then_release(void *arg)
+{
+	struct w_forker *w = arg;
+	pid_t f;
+	int st;
+
+	ATF_CHECK(t_task_sleeping(getpid(), w_waiter_tid, T_LONG_MS));
+	if ((f = fork()) == 0)
+		_exit(waitpid(w->pid, &st, WNOHANG) == -1 && errno == ECHILD ?
+		    0 : 1);
+	ATF_CHECK(f > 0);
+	if (f > 0)
+		ATF_CHECK_EQ(t_reap(f), 0);
+	ATF_CHECK(write(w->wfd, "\n", 1) == 1);
+	return (NULL);
+}
+
+T_TC(waitpid__fork_in_thread, "a fork() in another thread while waitpid(pid) "
+    "blocks: the copy finds no child, the wait still takes the exit")
+{
+	struct w_forker w;
+	pthread_t t;
+	int ctl[2], fd, st;
+	pid_t pid;
+
+	pid = w_pdfork_byte(&fd, ctl, 0, 13);
+	w.pid = pid;
+	w.wfd = ctl[1];
+	w_waiter_tid = (pid_t)syscall(SYS_gettid);
+	ATF_REQUIRE(pthread_create(&t, NULL, w_fork_then_release, &w) == 0);
+	st = -1;
+	ATF_CHECK_EQ(waitpid(pid, &st, 0), pid);
+	ATF_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 13);
+	ATF_REQUIRE(pthread_join(t, NULL) == 0);
+	t_close_pipe(ctl);
+	ATF_REQUIRE(close(fd) == 0);
+}
+
 static void *
 w_race_thread(void *arg)
 {
@@ -633,6 +682,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, wildcard__never);
 	ATF_TP_ADD_TC(tp, wildcard__exec_child);
 	ATF_TP_ADD_TC(tp, waitpid__two_threads);
+	ATF_TP_ADD_TC(tp, waitpid__fork_in_thread);
 	ATF_TP_ADD_TC(tp, waitpid__after_pdwait);
 	ATF_TP_ADD_TC(tp, waitpid__fork_copy);
 	ATF_TP_ADD_TC(tp, close__reaps_unwaited);
