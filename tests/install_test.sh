@@ -99,6 +99,18 @@ main(void)
 EOF
 }
 
+# Build NAME.c into NAME with pkg-config's flags for libprocdesc; with
+# --static as the second argument, linked -static (glibc's static link
+# warns on stderr, which is let pass then).
+t_cc_pkg()
+{
+	flags=$(pkg-config ${2:+"$2"} --cflags --libs libprocdesc) ||
+	    atf_fail "pkg-config $* libprocdesc failed"
+	# shellcheck disable=SC2086
+	atf_check -s exit:0 -o empty -e "$([ -n "${2:-}" ] && echo ignore ||
+	    echo empty)" cc -Wall -Werror ${2:+-static} -o "$1" "$1.c" $flags
+}
+
 # A FreeBSD 15 program, unchanged: it waits for and signals its pdfork
 # children by pid, as code written before pdwait does (a C++ process
 # library's launcher does exactly this), and expects wait(2) to see none
@@ -260,11 +272,7 @@ shared_body()
 	t_install
 	t_stage_env
 	t_write_prog
-	flags=$(pkg-config --cflags --libs libprocdesc) ||
-	    atf_fail "pkg-config libprocdesc failed"
-	# shellcheck disable=SC2086
-	atf_check -s exit:0 -o empty -e empty cc -Wall -Werror -o prog \
-	    prog.c $flags
+	t_cc_pkg prog
 	atf_check -s exit:0 -o match:"libprocdesc\.so\.0 => $ROOT/" ldd ./prog
 	atf_check -s exit:0 -o inline:"42\n" -e empty ./prog
 }
@@ -282,11 +290,7 @@ static_body()
 	t_install
 	t_stage_env
 	t_write_prog
-	flags=$(pkg-config --static --cflags --libs libprocdesc) ||
-	    atf_fail "pkg-config --static libprocdesc failed"
-	# shellcheck disable=SC2086
-	atf_check -s exit:0 -o empty -e ignore cc -Wall -Werror -static \
-	    -o prog prog.c $flags
+	t_cc_pkg prog --static
 	atf_check -s exit:0 -o not-match:NEEDED -e ignore readelf -d ./prog
 	atf_check -s exit:0 -o match:'[Tt] pdfork$' nm ./prog
 	atf_check -s exit:0 -o inline:"42\n" -e empty env -u LD_LIBRARY_PATH \
@@ -306,19 +310,11 @@ freebsd15_body()
 	t_install
 	t_stage_env
 	t_write_freebsd15_prog
-	flags=$(pkg-config --cflags --libs libprocdesc) ||
-	    atf_fail "pkg-config libprocdesc failed"
-	# shellcheck disable=SC2086
-	atf_check -s exit:0 -o empty -e empty cc -Wall -Werror -o fbsd15 \
-	    fbsd15.c $flags
+	t_cc_pkg fbsd15
 	atf_check -s exit:0 -o inline:"42\n" -e empty ./fbsd15
-	flags=$(pkg-config --static --cflags --libs libprocdesc) ||
-	    atf_fail "pkg-config --static libprocdesc failed"
-	# shellcheck disable=SC2086
-	atf_check -s exit:0 -o empty -e ignore cc -Wall -Werror -static \
-	    -o fbsd15s fbsd15.c $flags
+	t_cc_pkg fbsd15 --static
 	atf_check -s exit:0 -o inline:"42\n" -e empty env -u LD_LIBRARY_PATH \
-	    ./fbsd15s
+	    ./fbsd15
 }
 
 atf_test_case overlay

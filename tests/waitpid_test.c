@@ -130,6 +130,26 @@ T_TC(waitpid__pid_reaps, "waitpid(pid) takes a pdfork child's exit, "
 static pthread_t w_waiter;
 static pid_t w_waiter_tid;
 
+/*
+ * waitpid(pid, 0) in this thread, which must report exit code, while
+ * fn(arg) runs in another (w_waiter_tid tells it which thread waits).
+ */
+static void
+w_waitpid_while(pid_t pid, int code, void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+	int st;
+
+	w_waiter = pthread_self();
+	w_waiter_tid = (pid_t)syscall(SYS_gettid);
+	ATF_REQUIRE(pthread_create(&t, NULL, fn, arg) == 0);
+	st = -1;
+	ATF_CHECK_EQ(waitpid(pid, &st, 0), pid);
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == code,
+	    "status %#x, want exit %d", st, code);
+	ATF_REQUIRE(pthread_join(t, NULL) == 0);
+}
+
 /* Release the child on *arg once the main thread sleeps in its wait. */
 static void *
 w_release_when_asleep(void *arg)
@@ -143,18 +163,11 @@ w_release_when_asleep(void *arg)
 
 T_TC(waitpid__blocks, "waitpid(pid, 0) blocks until the exit")
 {
-	pthread_t t;
-	int ctl[2], fd, st;
+	int ctl[2], fd;
 	pid_t pid;
 
 	pid = w_pdfork_byte(&fd, ctl, 0, 3);
-	w_waiter = pthread_self();
-	w_waiter_tid = (pid_t)syscall(SYS_gettid);
-	ATF_REQUIRE(pthread_create(&t, NULL, w_release_when_asleep,
-	    &ctl[1]) == 0);
-	ATF_CHECK_EQ(waitpid(pid, &st, 0), pid);
-	ATF_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
-	ATF_REQUIRE(pthread_join(t, NULL) == 0);
+	w_waitpid_while(pid, 3, w_release_when_asleep, &ctl[1]);
 	t_close_pipe(ctl);
 	ATF_REQUIRE(close(fd) == 0);
 }
@@ -502,19 +515,13 @@ T_TC(waitpid__fork_in_thread, "a fork() in another thread while waitpid(pid) "
     "blocks: the copy finds no child, the wait still takes the exit")
 {
 	struct w_forker w;
-	pthread_t t;
-	int ctl[2], fd, st;
+	int ctl[2], fd;
 	pid_t pid;
 
 	pid = w_pdfork_byte(&fd, ctl, 0, 13);
 	w.pid = pid;
 	w.wfd = ctl[1];
-	w_waiter_tid = (pid_t)syscall(SYS_gettid);
-	ATF_REQUIRE(pthread_create(&t, NULL, w_fork_then_release, &w) == 0);
-	st = -1;
-	ATF_CHECK_EQ(waitpid(pid, &st, 0), pid);
-	ATF_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 13);
-	ATF_REQUIRE(pthread_join(t, NULL) == 0);
+	w_waitpid_while(pid, 13, w_fork_then_release, &w);
 	t_close_pipe(ctl);
 	ATF_REQUIRE(close(fd) == 0);
 }
