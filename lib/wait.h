@@ -7,7 +7,9 @@
 /*
  * What a descriptor that is not the owner's own says (wait.c): its
  * process, its exit, through its guardian (NOTES 1.9), and where pdwait
- * finds the event it reports.
+ * finds the event it reports.  Also what pdwait shares with the
+ * application's waits (appwait.c): an event's status word and meaning,
+ * and the copy-out to a user pointer that may be bad.
  */
 
 #ifndef _PROCDESC_WAIT_H_
