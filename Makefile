@@ -3,12 +3,14 @@
 #   make               the libraries and the guardian
 #   make demo          build and run examples/demo
 #   make check         build everything and run the Kyua suite
-#   make check-kernels the suite on Debian's 6.1, 6.12 and 7.2 under QEMU
+#   make check-kernels the suite on Debian's 6.1, 6.12 and 7.2 (once per
+#                      close-kill path) under QEMU
 #   make check-kernels ARCH=arm64  the same for aarch64, cross-built
 #   make cross-aarch64 the library cross-built for aarch64 (no tests)
 #   make check-musl    built with musl, a static smoke test (tests/smoke.c)
 #   make torture       the torture test for SECONDS (60), SEED= to replay
 #   make bench         benchmarks
+#   make bench-kernel  section 7 of them in Debian's 7.2 under QEMU, per path
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address|thread  build with a sanitizer
 #   make DEBUG=1       lock assertions; the tests count registry entries
@@ -62,7 +64,7 @@ LIB_SRCS=	lib/procdesc.c lib/create.c lib/wait.c lib/child.c \
 		lib/registry.c lib/hash.c lib/lock.c lib/reaper.c \
 		lib/guardian_client.c lib/guardian_table.c lib/guardian_start.c \
 		lib/desc.c lib/pidfd.c lib/wire.c lib/fork.c lib/atfork.c \
-		lib/kernel.c lib/spawn.c lib/appwait.c
+		lib/kernel.c lib/spawn.c lib/appwait.c lib/autokill.c
 LIB_OBJS=	$(LIB_SRCS:lib/%.c=$(O)/pic/%.o)
 LIB_AOBJS=	$(LIB_SRCS:lib/%.c=$(O)/static/%.o)
 SONAME=		libprocdesc.so.$(SOVERSION)
@@ -296,7 +298,8 @@ $(EXAMPLES_O)/demo: examples/demo.c $(SHLIB) $(O)/libprocdesc.so \
 # The kernel matrix's report kept in the tree (NOTES 4.2 points to it):
 # the standard output of tests/kernels/run (its feature table and one
 # summary line per kernel) under a line saying when and where it ran.
-# make kernels-results [KERNELS="6.1 6.12 7.2 host"]; one file per ARCH.
+# make kernels-results [KERNELS="6.1 6.12 7.2:guardian 7.2:autokill host"];
+# one file per ARCH.
 KERNELS_RESULTS= tests/kernels/results/$(or $(ARCH),$(shell uname -m)).txt
 kernels-results:
 	@mkdir -p $(dir $(KERNELS_RESULTS))

@@ -7,7 +7,7 @@
 /*
  * bench: how fast libprocdesc is next to what it replaces (issue #7).
  *
- *	bench [-q] [-l children] [-o dir] [-t file]
+ *	bench [-kq] [-l children] [-o dir] [-t file]
  *
  * Sections, in the order run: 5. scale and 6. the 19,000-children limit
  * (scale.c), first and each in a forked copy of its own, an owner with
@@ -894,7 +894,7 @@ usage(void)
 {
 
 	fprintf(stderr,
-	    "usage: bench [-q] [-l children] [-o dir] [-t file]\n");
+	    "usage: bench [-kq] [-l children] [-o dir] [-t file]\n");
 	exit(2);
 }
 
@@ -925,15 +925,18 @@ main(int argc, char **argv)
 	char *end;
 	int64_t t0;
 	long limit;
-	bool quick;
+	bool kernel, quick;
 	int ch;
 
 	dir = "bench/results";
 	txt = NULL;
-	quick = false;
+	kernel = quick = false;
 	limit = -1;
-	while ((ch = getopt(argc, argv, "ql:o:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "kql:o:t:")) != -1) {
 		switch (ch) {
+		case 'k':
+			kernel = true;
+			break;
 		case 'q':
 			quick = true;
 			break;
@@ -963,6 +966,10 @@ main(int argc, char **argv)
 	    MAP_SHARED | MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
 		err(1, "mmap");
 
+	if (kernel) {
+		bench_kernel(it.it_rounds);
+		goto done;
+	}
 	section_forked(section_scale, &it);
 	out_printf("\n");
 	if (it.it_limit > 0) {
@@ -979,6 +986,8 @@ main(int argc, char **argv)
 	samples_free(&sc);
 	samples_free(&sk);
 	samples_free(&sw);
+	bench_kernel(it.it_rounds);
+done:
 	out_summary();
 	out_printf("\nTotal time %.1f s.  CSV and plot data in %s/.\n",
 	    (double)(now_ns() - t0) / 1e9, dir);

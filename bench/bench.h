@@ -101,6 +101,7 @@ void	out_close(void);
 
 /* proc.c */
 void	child_pause(void) __attribute__((noreturn));
+void	bench_kernel(size_t rounds);
 pid_t	spawn_try(enum kind, int *);
 pid_t	spawn_paused(enum kind, int *);
 void	collect_all(enum kind, const pid_t *, const int *, size_t);

@@ -288,7 +288,7 @@ out_ratio(const char *name, struct samples *ratios, double limit)
 	r.r_unit = "x";
 	r.r_verdict = V_NONE;
 	if (!isnan(limit)) {
-		snprintf(goal, sizeof(goal), "Q3 <= %.1fx", limit);
+		snprintf(goal, sizeof(goal), "Q3 <= %gx", limit);
 		r.r_goal = goal;
 		r.r_verdict = out_goal(!isnan(r.r_p99) && r.r_p99 <= limit);
 	}

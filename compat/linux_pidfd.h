@@ -29,6 +29,24 @@
 #define	CSIGNAL			0x000000ff
 #endif
 
+/*
+ * The kernel's close-kill: Linux 7.1.  AUTOKILL needs CLONE_PIDFD and
+ * AUTOREAP, and CAP_SYS_ADMIN unless CLONE_NNP.  The kernel marks such a
+ * pidfd with O_TRUNC in its file flags, which nothing else carries.
+ */
+#ifndef CLONE_AUTOREAP
+#define	CLONE_AUTOREAP		(1ULL << 34)
+#endif
+#ifndef CLONE_NNP
+#define	CLONE_NNP		(1ULL << 35)
+#endif
+#ifndef CLONE_PIDFD_AUTOKILL
+#define	CLONE_PIDFD_AUTOKILL	(1ULL << 36)
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define	CLONE_INTO_CGROUP	(1ULL << 33)	/* Linux 5.7. */
+#endif
+
 /* The version-0 layout (CLONE_ARGS_SIZE_VER0, 64 bytes): Linux 5.3. */
 struct procdesc_clone_args {
 	uint64_t	flags;

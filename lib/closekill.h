@@ -39,6 +39,7 @@ struct procdesc_ck_req {
 	bool		 cr_new;	/* That watcher was started for it. */
 	uint32_t	 cr_flags;	/* PD_*, and the mechanism's own. */
 	uint64_t	 cr_id;		/* The descriptor's id. */
+	uint64_t	 cr_cflags;	/* Clone flags the mechanism adds. */
 };
 
 /*

@@ -23,8 +23,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "sys/procdesc.h"
+#include "autokill.h"
 #include "child.h"
 #include "closekill.h"
 #include "create.h"
@@ -67,18 +70,64 @@ cr_adopt(struct procdesc_child *ch, struct procdesc_ck_req *cr, pid_t pid,
  * pdfork and pdrfork; spawn for RFSPAWN, whose parent resumes once the
  * child has exec'd or exited.  In the child: 0 and *pidp 0.
  */
+/* The kernel's path: nothing to do in the child. */
+static void PROCDESC_NOSAN
+cr_kernel_child(const struct procdesc_ck_req *cr)
+{
+
+	(void)cr;
+}
+
+/*
+ * A child on the kernel's path (autokill.c): the clone3 pidfd is the
+ * descriptor, close-on-exec unless PD_CLOEXEC is absent.  Closing it
+ * again on a failure kills the child, and the kernel reaps it.
+ */
+static int
+cr_kernel_fork(int pdflags, uint64_t cflags, bool spawn, pid_t *pidp,
+    int *fdp)
+{
+	struct procdesc_ck_req cr;
+	pid_t pid;
+	int error, pidfd;
+
+	memset(&cr, 0, sizeof(cr));
+	cr.cr_fd = cr.cr_peer = cr.cr_ctl = cr.cr_watcher = -1;
+	cr.cr_flags = (uint32_t)pdflags;
+	cr.cr_cflags = cflags;
+	error = spawn ? procdesc_fork_spawn(cr_kernel_child, &cr, &pid,
+	    &pidfd) : procdesc_fork_clone(cr_kernel_child, &cr, &pid, &pidfd);
+	if (error != 0)
+		return (error);
+	if (pid != 0 && (pdflags & PD_CLOEXEC) == 0 &&
+	    fcntl(pidfd, F_SETFD, 0) == -1) {
+		error = errno;
+		close(pidfd);
+		return (error);
+	}
+	*pidp = pid;
+	*fdp = pidfd;
+	return (0);
+}
+
 int
 procdesc_create_fork(int pdflags, bool spawn, pid_t *pidp, int *fdp)
 {
 	const struct procdesc_ck_ops *ck;
 	struct procdesc_ck_req cr;
 	struct procdesc_child *ch;
+	uint64_t cflags;
 	pid_t pid;
 	int error, pidfd;
 
 	ck = CR_CK;
 	if ((error = procdesc_kernel_ok()) != 0 ||
-	    (error = procdesc_reaper_start()) != 0 ||
+	    (error = procdesc_ak_choose(pdflags, &cflags)) != 0)
+		return (error);
+	if (cflags != 0)
+		return (cr_kernel_fork(pdflags, cflags, spawn, pidp, fdp));
+	memset(&cr, 0, sizeof(cr));
+	if ((error = procdesc_reaper_start()) != 0 ||
 	    (error = procdesc_child_new(&ch, pdflags)) != 0)
 		return (error);
 	if ((error = ck->ck_prepare(&cr, pdflags, ch->ch_id)) != 0) {

@@ -29,6 +29,7 @@ struct procdesc_desc {
 	uint64_t	dd_cookie;	/* SO_COOKIE: its identity. */
 	uint64_t	dd_key;		/* Its guardian's, from its name. */
 	uint64_t	dd_id;		/* Its id, from its name. */
+	bool		dd_kernel;	/* The kernel's pidfd (autokill.c). */
 };
 
 /* What its guardian says of it (procdesc_desc_query()). */

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "atfork.h"
+#include "closekill.h"
 #include "fork.h"
 #include "lock.h"
 #include "syscall.h"
@@ -108,7 +109,7 @@ fk_clone(const pa_reg_t *r)
 {
 	struct procdesc_clone_args ca = {
 		.flags = ((uint64_t)r[PA_A0] & ~(uint64_t)CSIGNAL) |
-		    CLONE_PIDFD,
+		    CLONE_PIDFD | fk_cr->cr_cflags,
 		.pidfd = (uint64_t)(uintptr_t)&fk_pidfd,
 		.parent_tid = (uint64_t)r[PA_CLONE_PTID],
 		.child_tid = (uint64_t)r[PA_CLONE_CTID],
@@ -126,7 +127,7 @@ static long PROCDESC_NOSAN
 fk_forksys(void)
 {
 	struct procdesc_clone_args ca = {
-		.flags = CLONE_PIDFD,
+		.flags = CLONE_PIDFD | fk_cr->cr_cflags,
 		.pidfd = (uint64_t)(uintptr_t)&fk_pidfd,
 		.exit_signal = 0,
 	};
@@ -146,7 +147,7 @@ fk_clone3(const pa_reg_t *r)
 		return (-1);
 	}
 	ca = *(const struct procdesc_clone_args *)r[PA_A0];
-	ca.flags |= CLONE_PIDFD;
+	ca.flags |= CLONE_PIDFD | fk_cr->cr_cflags;
 	ca.pidfd = (uint64_t)(uintptr_t)&fk_pidfd;
 	ca.exit_signal = 0;
 	return (sys_clone3(&ca));
@@ -343,7 +344,7 @@ fk_raw_fork(procdesc_fork_hook_t *hook, const struct procdesc_ck_req *cr,
 	int error;
 
 	procdesc_atfork_prepare();
-	error = fk_raw_clone(0, pidp, pidfdp);
+	error = fk_raw_clone(cr->cr_cflags, pidp, pidfdp);
 	if (error == 0 && *pidp == 0) {
 		hook(cr);
 		procdesc_atfork_child();
@@ -412,7 +413,7 @@ procdesc_fork_spawn(procdesc_fork_hook_t *hook,
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	error = fk_raw_clone(CLONE_VFORK, pidp, pidfdp);
+	error = fk_raw_clone(CLONE_VFORK | cr->cr_cflags, pidp, pidfdp);
 	if (error == 0 && *pidp == 0) {
 		hook(cr);
 		for (sig = 1; sig < NSIG; sig++) {

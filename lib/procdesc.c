@@ -29,6 +29,7 @@
 #pragma GCC visibility push(default)
 #include "sys/procdesc.h"
 #pragma GCC visibility pop
+#include "autokill.h"
 #include "child.h"
 #include "create.h"
 #include "desc.h"
@@ -146,7 +147,9 @@ pd_ident(int fd, int notpd, struct procdesc_desc *dp)
 
 	if ((error = procdesc_kernel_ok()) != 0)
 		return (error);
-	error = procdesc_desc_ident(fd, dp);
+	dp->dd_kernel = (error = procdesc_ak_ident(fd)) == 0;
+	if (error == EINVAL)
+		error = procdesc_desc_ident(fd, dp);
 	return (error == EINVAL ? notpd : error);
 }
 
@@ -174,7 +177,10 @@ pd_getpid(int fd, pid_t *pidp)
 
 	if ((error = pd_ident(fd, EBADF, &d)) != 0)
 		return (error);
-	if (!procdesc_child_pid(&d, &pid)) {
+	if (d.dd_kernel) {
+		if ((error = procdesc_ak_getpid(fd, &pid)) != 0)
+			return (error);
+	} else if (!procdesc_child_pid(&d, &pid)) {
 		if ((error = pd_foreign(fd, &d, EBADF, &in, &pidfd)) != 0)
 			return (error);
 		error = procdesc_wait_pid(&in, pidfd, &pid);
@@ -212,6 +218,8 @@ pd_kill(int fd, int signum)
 		return (EINVAL);
 	if ((error = pd_ident(fd, EBADF, &d)) != 0)
 		return (error);
+	if (d.dd_kernel)
+		return (procdesc_ak_kill(fd, signum));
 	if ((error = procdesc_child_kill(&d, signum, &mine)) != 0 || mine)
 		return (error);
 	if ((error = pd_foreign(fd, &d, EBADF, &in, &pidfd)) != 0)
@@ -249,8 +257,12 @@ pd_wait(int fd, int *status, int options, struct __wrusage *wrusage,
 		return (error);
 	memset(&wru, 0, sizeof(wru));
 	memset(&si, 0, sizeof(si));
-	if ((error = procdesc_wait_event(fd, &d, options, &si,
-	    &wru.wru_self)) != 0)
+	if (d.dd_kernel)
+		error = procdesc_ak_wait(fd, options, &si);
+	else
+		error = procdesc_wait_event(fd, &d, options, &si,
+		    &wru.wru_self);
+	if (error != 0)
 		return (error);
 	st = procdesc_wait_status(&si);
 	if (status != NULL &&
@@ -313,6 +325,8 @@ pd_dupfd(int fd, int remotefd, int flags, int *newfdp)
 		return (EINVAL);
 	if ((error = pd_ident(fd, EINVAL, &d)) != 0)
 		return (error);
+	if (d.dd_kernel)
+		return (procdesc_ak_dupfd(fd, remotefd, newfdp));
 	if (procdesc_child_pidfd(&d, &pidfd) != 0 &&
 	    (error = pd_foreign(fd, &d, EINVAL, &in, &pidfd)) != 0)
 		return (error);
