@@ -47,6 +47,22 @@
 #define	CLONE_INTO_CGROUP	(1ULL << 33)	/* Linux 5.7. */
 #endif
 
+/*
+ * capget(2)'s version-3 layout (Linux 2.6.26), without <linux/capability.h>,
+ * which musl's compiler does not see.
+ */
+struct procdesc_cap_header {
+	uint32_t	version;
+	int		pid;
+};
+struct procdesc_cap_data {
+	uint32_t	effective;
+	uint32_t	permitted;
+	uint32_t	inheritable;
+};
+#define	PROCDESC_CAP_VERSION_3	0x20080522
+#define	PROCDESC_CAP_SYS_ADMIN	21
+
 /* The version-0 layout (CLONE_ARGS_SIZE_VER0, 64 bytes): Linux 5.3. */
 struct procdesc_clone_args {
 	uint64_t	flags;

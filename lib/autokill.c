@@ -59,7 +59,9 @@ static _Atomic int ak_kernel = -1;	/* The flags: -1 unknown, 0, 1. */
 /*
  * clone3 with the flags and a cgroup descriptor that cannot be open: the
  * kernel checks the flags and the privilege first, then fails on the
- * cgroup with EBADF, before anything is created.  The errno.
+ * cgroup with EBADF, before any child runs.  The errno.  It costs about
+ * a fork (the kernel copies the address space before it looks at the
+ * cgroup), so it is made once.
  */
 static int
 ak_try(uint64_t flags)
@@ -98,6 +100,27 @@ ak_get_mode(void)
 	return (AK_AUTO);
 }
 
+/*
+ * Whether we have CAP_SYS_ADMIN in our user namespace, which AUTOKILL
+ * without CLONE_NNP needs: capget(2)'s effective set, one cheap call.
+ */
+static bool
+ak_cap_sys_admin(void)
+{
+	struct procdesc_cap_header hdr;
+	struct procdesc_cap_data data[2];
+	int saved;
+	bool ok;
+
+	saved = errno;
+	hdr.version = PROCDESC_CAP_VERSION_3;
+	hdr.pid = 0;
+	ok = syscall(SYS_capget, &hdr, data) == 0 &&
+	    (data[0].effective & (1U << PROCDESC_CAP_SYS_ADMIN)) != 0;
+	errno = saved;
+	return (ok);
+}
+
 /* Whether the kernel has the flags: probed once, with no child made. */
 static bool
 ak_have_kernel(void)
@@ -118,13 +141,13 @@ ak_have_kernel(void)
  * be waited for by nobody, and the kernel always kills), where it changes
  * nothing the child may do: the caller has CAP_SYS_ADMIN (no CLONE_NNP
  * needed; asked each time, since privileges can be dropped), or runs with
- * no_new_privs already (CLONE_NNP then adds nothing).
+ * no_new_privs already (CLONE_NNP then adds nothing).  Should the kernel
+ * still refuse (a security module), pdfork fails with its errno.
  */
 int
 procdesc_ak_choose(int pdflags, uint64_t *cflagsp)
 {
 	enum ak_mode m;
-	int error;
 
 	*cflagsp = 0;
 	if ((pdflags & (PD_NOWAITPID | PD_DAEMON)) != PD_NOWAITPID ||
@@ -132,12 +155,12 @@ procdesc_ak_choose(int pdflags, uint64_t *cflagsp)
 		return (0);
 	if (!ak_have_kernel())
 		return (m == AK_KERNEL ? ENOTSUP : 0);
-	if ((error = ak_try(AK_FLAGS)) == EBADF)
+	if (ak_cap_sys_admin())
 		*cflagsp = AK_FLAGS;
 	else if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
 		*cflagsp = AK_FLAGS | CLONE_NNP;
 	else if (m == AK_KERNEL)
-		return (error == EPERM ? EPERM : ENOTSUP);
+		return (EPERM);
 	return (0);
 }
 
