@@ -224,21 +224,25 @@ procdesc_ak_kill(int fd, int signum)
 	return (error == ESRCH ? 0 : error);
 }
 
-/* The exit, in *si: 0, or EAGAIN while it runs. */
+/*
+ * The exit, in *si: 0, or EAGAIN while it runs.  The kernel keeps no pid
+ * or uid for a reaped process: those of *alive, read before, if any.
+ */
 static int
-ak_exit(int fd, siginfo_t *si)
+ak_exit(int fd, const struct pidfd_info *alive, siginfo_t *si)
 {
 	struct pidfd_info in;
 	int error;
 
-	if ((error = ak_info(fd, PIDFD_INFO_PID | PIDFD_INFO_EXIT, &in)) != 0 &&
+	if ((error = ak_info(fd, PIDFD_INFO_EXIT, &in)) != 0 &&
 	    error != ESRCH)
 		return (error);
 	if ((in.mask & PIDFD_INFO_EXIT) == 0)
 		return (EAGAIN);
 	memset(si, 0, sizeof(*si));
 	si->si_signo = SIGCHLD;
-	si->si_pid = (pid_t)in.pid;
+	si->si_pid = (pid_t)alive->pid;
+	si->si_uid = (uid_t)alive->ruid;
 	if (WIFEXITED(in.exit_code)) {
 		si->si_code = CLD_EXITED;
 		si->si_status = WEXITSTATUS(in.exit_code);
@@ -256,17 +260,20 @@ ak_exit(int fd, siginfo_t *si)
  * nobody (waitid(2) fails with ECHILD), so a wait for them alone fails
  * with ECHILD, as for an exit not asked for.  The exit is read after the
  * hang-up (POLLHUP: the child reaped), not after the POLLIN that comes
- * first, when PIDFD_INFO_EXIT may still be missing.  The pid is known
- * only while the child runs.
+ * first, when PIDFD_INFO_EXIT may still be missing.  The pid and uid
+ * are known only while the child runs: read first.
  */
 int
 procdesc_ak_wait(int fd, int options, siginfo_t *si)
 {
+	struct pidfd_info alive;
 	struct pollfd pfd;
 	int error;
 
 	if ((options & WEXITED) == 0)
 		return ((options & WNOHANG) != 0 ? EAGAIN : ECHILD);
+	if (ak_info(fd, PIDFD_INFO_PID, &alive) != 0)
+		memset(&alive, 0, sizeof(alive));
 	pfd.fd = fd;
 	pfd.events = 0;			/* POLLHUP alone. */
 	for (;;) {
@@ -281,7 +288,7 @@ procdesc_ak_wait(int fd, int options, siginfo_t *si)
 			return (EAGAIN);
 	}
 	/* Reaped: the kernel has the exit, or kept none (ECHILD). */
-	error = ak_exit(fd, si);
+	error = ak_exit(fd, &alive, si);
 	return (error == EAGAIN ? ECHILD : error);
 }
 

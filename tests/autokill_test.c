@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -274,6 +275,29 @@ T_TC(close__every_copy, "the child lives while any copy lives: dup, a "
 	t_expect_death(w);
 }
 
+T_TC(close__exec_keeps, "a copy kept across exec (no PD_CLOEXEC) keeps "
+    "the child alive until the exec'd program goes")
+{
+	int fd, w;
+	pid_t h, pid;
+
+	pid = a_start(&fd, 0);
+	w = t_watch(pid);
+	ATF_REQUIRE(fcntl(fd, F_GETFD) == 0);
+	h = fork();
+	ATF_REQUIRE(h >= 0);
+	if (h == 0) {
+		execl("/bin/sleep", "sleep", "300", (char *)NULL);
+		_exit(127);
+	}
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_CHECK_MSG(!t_dead_within(w, 100 * t_scale()), "killed while an "
+	    "exec'd program held a copy");
+	ATF_REQUIRE(kill(h, SIGKILL) == 0);
+	ATF_REQUIRE(t_reap(h) == -1);
+	t_expect_death(w);
+}
+
 T_TC(close__outsiders_keep_nothing, "pidfd_open and /proc/self/fd opens "
     "do not keep the child alive")
 {
@@ -324,6 +348,48 @@ T_TC(calls__on_the_kernel_path, "pdgetpid, pdkill, pddupfd and pdwait on "
 	ATF_CHECK(pdkill(fd, SIGKILL) == 0);
 	ATF_CHECK_ERRNO(ESRCH, pdgetpid(fd, &got) == -1);
 	ATF_REQUIRE(close(fd) == 0);
+}
+
+struct a_waiter {
+	int		fd;
+	pid_t		tid;
+	siginfo_t	si;
+	int		error;
+};
+
+static void *
+a_waiter(void *arg)
+{
+	struct a_waiter *aw;
+
+	aw = arg;
+	aw->tid = (pid_t)syscall(SYS_gettid);
+	memset(&aw->si, 0, sizeof(aw->si));
+	aw->error = pdwait(aw->fd, NULL, WEXITED, NULL, &aw->si) == 0 ? 0 :
+	    errno;
+	return (NULL);
+}
+
+T_TC(wait__pid_and_uid, "a pdwait begun while the child runs reports "
+    "its pid and uid, which the kernel forgets at the reap")
+{
+	struct a_waiter aw;
+	pthread_t t;
+	pid_t pid;
+
+	pid = a_start(&aw.fd, PD_CLOEXEC);
+	aw.tid = 0;
+	ATF_REQUIRE(pthread_create(&t, NULL, a_waiter, &aw) == 0);
+	while (__atomic_load_n(&aw.tid, __ATOMIC_SEQ_CST) == 0)
+		sched_yield();
+	ATF_REQUIRE(t_task_sleeping(getpid(), aw.tid, T_LONG_MS));
+	ATF_REQUIRE(pdkill(aw.fd, SIGKILL) == 0);
+	ATF_REQUIRE(pthread_join(t, NULL) == 0);
+	ATF_REQUIRE_EQ(aw.error, 0);
+	ATF_CHECK(aw.si.si_code == CLD_KILLED && aw.si.si_status == SIGKILL);
+	ATF_CHECK_EQ(aw.si.si_pid, pid);
+	ATF_CHECK_EQ(aw.si.si_uid, getuid());
+	ATF_REQUIRE(close(aw.fd) == 0);
 }
 
 T_TC(exit__every_holder, "every holder sees POLLHUP and reads the exit: "
@@ -396,6 +462,39 @@ T_TC(waits__never, "no wait by pid or for any child sees the child, "
 	ATF_REQUIRE(close(w) == 0 && close(fd) == 0);
 }
 
+static volatile sig_atomic_t a_atfork_ran;
+
+static void
+a_atfork_child(void)
+{
+
+	a_atfork_ran = 1;
+}
+
+T_TC(fork_trap__full_child, "the kernel's path keeps the fork trap: the "
+    "child ran the atfork handlers and knows its own pid")
+{
+	int fd, st;
+	pid_t pid;
+
+	T_SKIP_WITHOUT_TRAP();
+	ATF_REQUIRE(pthread_atfork(NULL, NULL, a_atfork_child) == 0);
+	pid = pdfork(&fd, PD_NOWAITPID | PD_CLOEXEC);
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0)
+		_exit(a_atfork_ran && getpid() == (pid_t)syscall(SYS_getpid) ?
+		    0 : 1);
+	if (!a_kernel(fd)) {
+		ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+		ATF_REQUIRE(close(fd) == 0);
+		atf_tc_skip("the kernel's close-kill is not taken here");
+	}
+	ATF_REQUIRE(pdwait(fd, &st, WEXITED, NULL, NULL) == 0);
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child "
+	    "missed its atfork handler or its pid");
+	ATF_REQUIRE(close(fd) == 0);
+}
+
 /* A helper that pdforks, says the child's pid, then execs or pauses. */
 static void
 a_owner_goes(bool exec)
@@ -457,10 +556,13 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, choose__kernel_forced);
 	ATF_TP_ADD_TC(tp, ident__forgeries);
 	ATF_TP_ADD_TC(tp, close__every_copy);
+	ATF_TP_ADD_TC(tp, close__exec_keeps);
 	ATF_TP_ADD_TC(tp, close__outsiders_keep_nothing);
 	ATF_TP_ADD_TC(tp, calls__on_the_kernel_path);
+	ATF_TP_ADD_TC(tp, wait__pid_and_uid);
 	ATF_TP_ADD_TC(tp, exit__every_holder);
 	ATF_TP_ADD_TC(tp, waits__never);
+	ATF_TP_ADD_TC(tp, fork_trap__full_child);
 	ATF_TP_ADD_TC(tp, owner__death);
 	ATF_TP_ADD_TC(tp, owner__exec);
 	return (atf_no_error());
