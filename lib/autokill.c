@@ -181,6 +181,8 @@ procdesc_ak_ident(int fd)
 	return ((fl & O_TRUNC) != 0 ? 0 : EINVAL);
 }
 
+_Atomic bool procdesc_ak_hints[PROCDESC_AK_HINTS];
+
 /* PIDFD_GET_INFO of fd with mask: 0, or the errno. */
 static int
 ak_info(int fd, uint64_t mask, struct pidfd_info *ip)

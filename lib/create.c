@@ -105,6 +105,8 @@ cr_kernel_fork(int pdflags, uint64_t cflags, bool spawn, pid_t *pidp,
 		close(pidfd);
 		return (error);
 	}
+	if (pid != 0)
+		procdesc_ak_hint(pidfd, true);
 	*pidp = pid;
 	*fdp = pidfd;
 	return (0);

@@ -147,9 +147,19 @@ pd_ident(int fd, int notpd, struct procdesc_desc *dp)
 
 	if ((error = procdesc_kernel_ok()) != 0)
 		return (error);
-	dp->dd_kernel = (error = procdesc_ak_ident(fd)) == 0;
-	if (error == EINVAL)
-		error = procdesc_desc_ident(fd, dp);
+	/*
+	 * Either test is complete on its own; the hint only orders them, so
+	 * that each kind pays for one (a wrong hint costs one call).
+	 */
+	dp->dd_kernel = procdesc_ak_hinted(fd);
+	if (dp->dd_kernel && (error = procdesc_ak_ident(fd)) == EINVAL)
+		dp->dd_kernel = false;
+	if (!dp->dd_kernel &&
+	    (error = procdesc_desc_ident(fd, dp)) == EINVAL &&
+	    (error = procdesc_ak_ident(fd)) == 0)
+		dp->dd_kernel = true;
+	if (error == 0)
+		procdesc_ak_hint(fd, dp->dd_kernel);
 	return (error == EINVAL ? notpd : error);
 }
 
