@@ -262,14 +262,18 @@ ak_exit(int fd, const struct pidfd_info *alive, siginfo_t *si)
  * nobody (waitid(2) fails with ECHILD), so a wait for them alone fails
  * with ECHILD, as for an exit not asked for.  The exit is read after the
  * hang-up (POLLHUP: the child reaped), not after the POLLIN that comes
- * first, when PIDFD_INFO_EXIT may still be missing.  The pid and uid
- * are known only while the child runs: read first.
+ * first, when PIDFD_INFO_EXIT may still be missing.  With WNOHANG, a
+ * POLLIN without the POLLHUP means the child has exited and the kernel is
+ * reaping it: wait for that, so that a poller woken by the exit never
+ * finds nothing.  The pid and uid are known only while the child runs:
+ * read first.
  */
 int
 procdesc_ak_wait(int fd, int options, siginfo_t *si)
 {
 	struct pidfd_info alive;
 	struct pollfd pfd;
+	bool hang;
 	int error;
 
 	if ((options & WEXITED) == 0)
@@ -277,17 +281,22 @@ procdesc_ak_wait(int fd, int options, siginfo_t *si)
 	if (ak_info(fd, PIDFD_INFO_PID, &alive) != 0)
 		memset(&alive, 0, sizeof(alive));
 	pfd.fd = fd;
-	pfd.events = 0;			/* POLLHUP alone. */
+	hang = (options & WNOHANG) == 0;
 	for (;;) {
+		pfd.events = hang ? 0 : POLLIN;	/* 0: POLLHUP alone. */
 		pfd.revents = 0;
-		if (poll(&pfd, 1, (options & WNOHANG) != 0 ? 0 : -1) == -1)
+		if (poll(&pfd, 1, hang ? -1 : 0) == -1) {
+			if (errno == EINTR && (options & WNOHANG) != 0)
+				continue;	/* The reap is under way. */
 			return (errno);
+		}
 		if ((pfd.revents & POLLNVAL) != 0)
 			return (EBADF);
 		if ((pfd.revents & POLLHUP) != 0)
 			break;
-		if ((options & WNOHANG) != 0)
+		if ((pfd.revents & POLLIN) == 0)
 			return (EAGAIN);
+		hang = true;		/* Exited, not yet reaped. */
 	}
 	/* Reaped: the kernel has the exit, or kept none (ECHILD). */
 	error = ak_exit(fd, &alive, si);

@@ -392,6 +392,34 @@ T_TC(wait__pid_and_uid, "a pdwait begun while the child runs reports "
 	ATF_REQUIRE(close(aw.fd) == 0);
 }
 
+T_TC(exit__wnohang_after_wakeup, "pdwait(WNOHANG) right after a poller's "
+    "first wake-up at the exit always finds the exit (2,000 exits)")
+{
+	struct pollfd pfd;
+	int fd, i, misses, st;
+	pid_t pid;
+
+	pid = a_start(&fd, PD_CLOEXEC);
+	ATF_REQUIRE(pdkill(fd, SIGKILL) == 0);
+	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+	for (misses = i = 0; i < 2000; i++) {
+		pid = pdfork(&fd, PD_NOWAITPID | PD_CLOEXEC);
+		ATF_REQUIRE(pid >= 0);
+		if (pid == 0)
+			_exit(3);
+		pfd.fd = fd;
+		pfd.events = POLLIN | POLLHUP;
+		ATF_REQUIRE(poll(&pfd, 1, T_LONG_MS) == 1);
+		if (pdwait(fd, &st, WEXITED | WNOHANG, NULL, NULL) != 0 ||
+		    !WIFEXITED(st) || WEXITSTATUS(st) != 3)
+			misses++;
+		ATF_REQUIRE(close(fd) == 0);
+	}
+	ATF_CHECK_EQ_MSG(misses, 0, "%d of 2000 pdwait(WNOHANG) found nothing "
+	    "after the first wake-up", misses);
+}
+
 T_TC(exit__every_holder, "every holder sees POLLHUP and reads the exit: "
     "the owner, a fork copy, a receiver")
 {
@@ -560,6 +588,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, close__outsiders_keep_nothing);
 	ATF_TP_ADD_TC(tp, calls__on_the_kernel_path);
 	ATF_TP_ADD_TC(tp, wait__pid_and_uid);
+	ATF_TP_ADD_TC(tp, exit__wnohang_after_wakeup);
 	ATF_TP_ADD_TC(tp, exit__every_holder);
 	ATF_TP_ADD_TC(tp, waits__never);
 	ATF_TP_ADD_TC(tp, fork_trap__full_child);
