@@ -67,7 +67,7 @@ static int
 ak_try(uint64_t flags)
 {
 	struct ak_clone_args ca;
-	int pidfd, saved;
+	int error, pidfd, saved;
 
 	saved = errno;
 	memset(&ca, 0, sizeof(ca));
@@ -76,9 +76,9 @@ ak_try(uint64_t flags)
 	ca.ca_cgroup = INT_MAX;
 	if (syscall(SYS_clone3, &ca, sizeof(ca)) == 0)
 		_exit(127);		/* Cannot happen: no such cgroup. */
-	flags = (uint64_t)errno;
+	error = errno;
 	errno = saved;
-	return ((int)flags);
+	return (error);
 }
 
 /*
