@@ -350,6 +350,65 @@ T_TC(calls__on_the_kernel_path, "pdgetpid, pdkill, pddupfd and pdwait on "
 	ATF_REQUIRE(close(fd) == 0);
 }
 
+T_TC(holder__manipulations, "what a holder can do to its copy (read, "
+    "write, shutdown, fcntl) changes nothing for the others")
+{
+	struct pollfd pfd;
+	char c;
+	int d, fd, st, w;
+	pid_t pid;
+
+	pid = a_start(&fd, PD_CLOEXEC);
+	w = t_watch(pid);
+	ATF_REQUIRE((d = dup(fd)) >= 0);
+	ATF_CHECK_ERRNO(EINVAL, read(d, &c, 1) == -1);
+	ATF_CHECK_ERRNO(EINVAL, write(d, "x", 1) == -1);
+	ATF_CHECK_ERRNO(ENOTSOCK, shutdown(d, SHUT_RDWR) == -1);
+	ATF_CHECK_ERRNO(ENOTSOCK, send(d, "x", 1, MSG_NOSIGNAL) == -1);
+	ATF_REQUIRE(fcntl(d, F_SETFL, O_NONBLOCK | O_APPEND) == 0);
+	/* The mark survives, and the others see a running child. */
+	ATF_CHECK(a_kernel(fd));
+	pfd.fd = fd;
+	pfd.events = POLLIN | POLLHUP;
+	ATF_CHECK_EQ(poll(&pfd, 1, 0), 0);
+	ATF_CHECK_ERRNO(EAGAIN, pdwait(fd, &st, WEXITED | WNOHANG, NULL,
+	    NULL) == -1);
+	ATF_CHECK(t_alive(w));
+	ATF_REQUIRE(pdkill(d, SIGKILL) == 0);
+	ATF_CHECK_EQ(a_wait_code(fd), 128 + SIGKILL);
+	ATF_REQUIRE(close(d) == 0 && close(fd) == 0);
+	t_expect_death(w);
+}
+
+/* As nobody, with a copy of root's descriptor: pdkill(0), pdgetpid. */
+static int
+a_nobody_uses(int fd, pid_t pid)
+{
+	pid_t got;
+
+	if (pdkill(fd, SIGKILL) != -1 || errno != EPERM)
+		return (1);
+	if (pdgetpid(fd, &got) != 0 || got != pid)
+		return (2);
+	return (0);
+}
+
+T_TC(holder__other_uid, "a holder of another uid acts with its own "
+    "credentials: it reads the pid, and may not kill root's child")
+{
+	int fd, w;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		atf_tc_skip("needs root, to hand a copy to nobody");
+	pid = a_start(&fd, 0);
+	w = t_watch(pid);
+	ATF_CHECK_EQ(t_as_nobody(a_nobody_uses, fd, pid), 0);
+	ATF_CHECK(t_alive(w));
+	ATF_REQUIRE(close(fd) == 0);
+	t_expect_death(w);
+}
+
 struct a_waiter {
 	int		fd;
 	pid_t		tid;
@@ -587,6 +646,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, close__exec_keeps);
 	ATF_TP_ADD_TC(tp, close__outsiders_keep_nothing);
 	ATF_TP_ADD_TC(tp, calls__on_the_kernel_path);
+	ATF_TP_ADD_TC(tp, holder__manipulations);
+	ATF_TP_ADD_TC(tp, holder__other_uid);
 	ATF_TP_ADD_TC(tp, wait__pid_and_uid);
 	ATF_TP_ADD_TC(tp, exit__wnohang_after_wakeup);
 	ATF_TP_ADD_TC(tp, exit__every_holder);
