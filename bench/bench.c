@@ -394,26 +394,6 @@ bench_spawn(const struct iters *it)
 }
 
 /*
- * The median of n samples of s from the from-th on, in the order taken:
- * one round of a run whose rows were taken in lockstep.  Before any
- * samples_pct() of s, which sorts it.
- */
-static double
-round_median(const struct samples *s, size_t from, size_t n)
-{
-	struct samples t;
-	double m;
-	size_t i;
-
-	samples_init(&t, n);
-	for (i = from; i < from + n && i < s->s_n; i++)
-		samples_add(&t, s->s_v[i]);
-	m = samples_pct(&t, 0.5);
-	samples_free(&t);
-	return (m);
-}
-
-/*
  * Signal 0 to one live child: the three calls interleaved, call by call;
  * pdkill's goal judged on the ratios of it_rounds stretches of the run.
  */

@@ -78,6 +78,7 @@ void	samples_init(struct samples *, size_t);
 void	samples_add(struct samples *, double);
 double	samples_pct(struct samples *, double);
 void	samples_free(struct samples *);
+double	round_median(const struct samples *, size_t, size_t);
 int	samples_write(struct samples *, const char *);
 int64_t	now_ns(void);
 void	out_init(const char *, const char *);

@@ -97,23 +97,13 @@ poll_until(int fd, short want)
 	} while ((pfd.revents & want) == 0);
 }
 
-/* One round ratio into r, the samples into s (subject) and b (base). */
+/* One round ratio into r, from the samples of s (subject) and b (base). */
 static void
 round_add(struct samples *r, struct samples *s, struct samples *b,
     size_t from, size_t n)
 {
-	struct samples ts, tb;
-	size_t i;
 
-	samples_init(&ts, n);
-	samples_init(&tb, n);
-	for (i = from; i < from + n; i++) {
-		samples_add(&ts, s->s_v[i]);
-		samples_add(&tb, b->s_v[i]);
-	}
-	samples_add(r, samples_pct(&ts, 0.5) / samples_pct(&tb, 0.5));
-	samples_free(&ts);
-	samples_free(&tb);
+	samples_add(r, round_median(s, from, n) / round_median(b, from, n));
 }
 
 static struct samples k_forks;		/* fork+waitpid, for reference. */

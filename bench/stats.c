@@ -295,6 +295,26 @@ out_ratio(const char *name, struct samples *ratios, double limit)
 	out_row(&r);
 }
 
+/*
+ * The median of n samples of s from the from-th on, in the order taken:
+ * one round of a run whose rows were taken in lockstep.  Before any
+ * samples_pct() of s, which sorts it.
+ */
+double
+round_median(const struct samples *s, size_t from, size_t n)
+{
+	struct samples t;
+	double m;
+	size_t i;
+
+	samples_init(&t, n);
+	for (i = from; i < from + n && i < s->s_n; i++)
+		samples_add(&t, s->s_v[i]);
+	m = samples_pct(&t, 0.5);
+	samples_free(&t);
+	return (m);
+}
+
 /* A row of time samples against the median of a baseline's. */
 void
 out_time(const char *name, struct samples *s, const char *bname,

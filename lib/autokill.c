@@ -40,6 +40,7 @@
 
 #include "sys/procdesc.h"
 #include "autokill.h"
+#include "pidfd.h"
 #include "syscall.h"
 
 #define	AK_FLAGS	(CLONE_PIDFD_AUTOKILL | CLONE_AUTOREAP)
@@ -197,25 +198,6 @@ ak_info(int fd, uint64_t mask, struct pidfd_info *ip)
 	return (error);
 }
 
-/*
- * The pid, as our namespace sees it.  ESRCH once the child has exited:
- * the kernel reaped it and freed its pid (no zombie holds it); also where
- * our namespace has no pid for it (EREMOTE).
- */
-int
-procdesc_ak_getpid(int fd, pid_t *pidp)
-{
-	struct pidfd_info in;
-	int error;
-
-	if ((error = ak_info(fd, PIDFD_INFO_PID, &in)) != 0)
-		return (error == EREMOTE ? ESRCH : error);
-	if (in.pid == 0)
-		return (ESRCH);
-	*pidp = (pid_t)in.pid;
-	return (0);
-}
-
 /* The signal; 0 once the child has exited, as on the guardian's path. */
 int
 procdesc_ak_kill(int fd, int signum)
@@ -227,32 +209,22 @@ procdesc_ak_kill(int fd, int signum)
 }
 
 /*
- * The exit, in *si: 0, or EAGAIN while it runs.  The kernel keeps no pid
- * or uid for a reaped process: those of *alive, read before, if any.
+ * The exit of the reaped child, in *si: 0, or ECHILD if the kernel kept
+ * none.  It keeps no pid or uid for a reaped process: those of *alive,
+ * read before, if any.
  */
 static int
 ak_exit(int fd, const struct pidfd_info *alive, siginfo_t *si)
 {
-	struct pidfd_info in;
-	int error;
+	int st;
 
-	if ((error = ak_info(fd, PIDFD_INFO_EXIT, &in)) != 0 &&
-	    error != ESRCH)
-		return (error);
-	if ((in.mask & PIDFD_INFO_EXIT) == 0)
-		return (EAGAIN);
+	if (procdesc_pidfd_exit_status(fd, &st) != 0)
+		return (ECHILD);
 	memset(si, 0, sizeof(*si));
 	si->si_signo = SIGCHLD;
 	si->si_pid = (pid_t)alive->pid;
 	si->si_uid = (uid_t)alive->ruid;
-	if (WIFEXITED(in.exit_code)) {
-		si->si_code = CLD_EXITED;
-		si->si_status = WEXITSTATUS(in.exit_code);
-	} else {
-		si->si_code = WCOREDUMP(in.exit_code) ? CLD_DUMPED :
-		    CLD_KILLED;
-		si->si_status = WTERMSIG(in.exit_code);
-	}
+	procdesc_wstatus_split(st, &si->si_code, &si->si_status);
 	return (0);
 }
 
@@ -274,7 +246,6 @@ procdesc_ak_wait(int fd, int options, siginfo_t *si)
 	struct pidfd_info alive;
 	struct pollfd pfd;
 	bool hang;
-	int error;
 
 	if ((options & WEXITED) == 0)
 		return ((options & WNOHANG) != 0 ? EAGAIN : ECHILD);
@@ -298,9 +269,7 @@ procdesc_ak_wait(int fd, int options, siginfo_t *si)
 			return (EAGAIN);
 		hang = true;		/* Exited, not yet reaped. */
 	}
-	/* Reaped: the kernel has the exit, or kept none (ECHILD). */
-	error = ak_exit(fd, &alive, si);
-	return (error == EAGAIN ? ECHILD : error);
+	return (ak_exit(fd, &alive, si));
 }
 
 /* pidfd_getfd(2) through the descriptor itself. */

@@ -24,7 +24,6 @@
 
 int	procdesc_ak_choose(int pdflags, uint64_t *cflagsp) PROCDESC_HIDDEN;
 int	procdesc_ak_ident(int fd) PROCDESC_HIDDEN;
-int	procdesc_ak_getpid(int fd, pid_t *pidp) PROCDESC_HIDDEN;
 int	procdesc_ak_kill(int fd, int signum) PROCDESC_HIDDEN;
 int	procdesc_ak_wait(int fd, int options, siginfo_t *si) PROCDESC_HIDDEN;
 int	procdesc_ak_dupfd(int fd, int remotefd, int *newfdp) PROCDESC_HIDDEN;

@@ -378,6 +378,43 @@ pf_may_read(const struct pidfd_info *ip)
 }
 
 /*
+ * The wait status the kernel keeps for any holder of pidfd once its
+ * process is reaped (PIDFD_INFO_EXIT, Linux 6.15): 0 and *wstatusp, else
+ * ESRCH (not reaped yet, or a kernel without it).
+ */
+int
+procdesc_pidfd_exit_status(int pidfd, int *wstatusp)
+{
+	struct pidfd_info info;
+	int saved;
+
+	saved = errno;
+	memset(&info, 0, sizeof(info));
+	info.mask = PIDFD_INFO_EXIT;
+	if (ioctl(pidfd, PIDFD_GET_INFO, &info) == -1 ||
+	    (info.mask & PIDFD_INFO_EXIT) == 0) {
+		errno = saved;
+		return (ESRCH);
+	}
+	*wstatusp = info.exit_code;
+	return (0);
+}
+
+/* A wait status of an exit as waitid(2)'s si_code and si_status. */
+void
+procdesc_wstatus_split(int st, int *codep, int *statusp)
+{
+
+	if (WIFEXITED(st)) {
+		*codep = CLD_EXITED;
+		*statusp = WEXITSTATUS(st);
+	} else {
+		*codep = WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED;
+		*statusp = WTERMSIG(st);
+	}
+}
+
+/*
  * The wait status of the zombie behind pidfd, from /proc/PID/stat's
  * exit_code field, which /proc shows only to those that may read it
  * (pf_may_read()); its pid and credentials from PIDFD_GET_INFO (6.13), or

@@ -42,6 +42,9 @@ int	procdesc_pidfd_open_proc(const struct procdesc_proc *pp, int *pidfdp)
 	    PROCDESC_HIDDEN;
 int	procdesc_pidfd_uids(int pidfd, pid_t pid, uid_t *ruidp, uid_t *suidp)
 	    PROCDESC_HIDDEN;
+int	procdesc_pidfd_exit_status(int pidfd, int *wstatusp) PROCDESC_HIDDEN;
+void	procdesc_wstatus_split(int st, int *codep, int *statusp)
+	    PROCDESC_HIDDEN;
 int	procdesc_pidfd_zombie_status(int pidfd, int *wstatusp) PROCDESC_HIDDEN;
 void	procdesc_pidfd_kill_reap(int pidfd, siginfo_t *si) PROCDESC_HIDDEN;
 bool	procdesc_proc_stopped(pid_t pid) PROCDESC_HIDDEN;

@@ -35,6 +35,7 @@
 #include "desc.h"
 #include "kernel.h"
 #include "lock.h"
+#include "pidfd.h"
 #include "syscall.h"
 #include "wait.h"
 #include "guardian/protocol.h"
@@ -188,7 +189,8 @@ pd_getpid(int fd, pid_t *pidp)
 	if ((error = pd_ident(fd, EBADF, &d)) != 0)
 		return (error);
 	if (d.dd_kernel) {
-		if ((error = procdesc_ak_getpid(fd, &pid)) != 0)
+		/* ESRCH once it has exited: the kernel freed the pid. */
+		if ((error = procdesc_pidfd_pid(fd, &pid)) != 0)
 			return (error);
 	} else if (!procdesc_child_pid(&d, &pid)) {
 		if ((error = pd_foreign(fd, &d, EBADF, &in, &pidfd)) != 0)

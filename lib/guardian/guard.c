@@ -26,7 +26,6 @@
  */
 
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -224,21 +223,13 @@ g_record(struct gchild *gc, int32_t code, int32_t status,
 static bool
 g_exit_info(struct gchild *gc)
 {
-	struct pidfd_info info;
-	int st;
+	int code, st, status;
 
-	memset(&info, 0, sizeof(info));
-	info.mask = PIDFD_INFO_EXIT;
-	if (ioctl(gc->gc_pidfd, PIDFD_GET_INFO, &info) == 0 &&
-	    (info.mask & PIDFD_INFO_EXIT) != 0)
-		st = info.exit_code;
-	else if (procdesc_pidfd_zombie_status(gc->gc_pidfd, &st) != 0)
+	if (procdesc_pidfd_exit_status(gc->gc_pidfd, &st) != 0 &&
+	    procdesc_pidfd_zombie_status(gc->gc_pidfd, &st) != 0)
 		return (false);
-	if (WIFEXITED(st))
-		g_record(gc, CLD_EXITED, WEXITSTATUS(st), NULL);
-	else
-		g_record(gc, WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED,
-		    WTERMSIG(st), NULL);
+	procdesc_wstatus_split(st, &code, &status);
+	g_record(gc, code, status, NULL);
 	return (true);
 }
 
