@@ -22,7 +22,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -209,31 +208,6 @@ sys_read(int _fd, void *_buf, size_t _len)
 {
 
 	return ((ssize_t)syscall(SYS_read, _fd, _buf, _len));
-}
-
-static PROCDESC_TRAP_INLINE int
-sys_pipe2(int _fds[2], int _flags)
-{
-
-	return ((int)syscall(SYS_pipe2, _fds, _flags));
-}
-
-/*
- * Whether fd turns readable (or hangs up) within *timeout, which is
- * copied: the system call writes the time left back.
- */
-static PROCDESC_TRAP_INLINE int
-sys_wait_readable(int _fd, const struct timespec *_timeout)
-{
-	struct pollfd _pfd;
-	struct timespec _ts;
-
-	_pfd.fd = _fd;
-	_pfd.events = POLLIN;
-	_pfd.revents = 0;
-	_ts.tv_sec = _timeout->tv_sec;
-	_ts.tv_nsec = _timeout->tv_nsec;
-	return (syscall(SYS_ppoll, &_pfd, 1, &_ts, NULL, 0) > 0);
 }
 
 static PROCDESC_TRAP_INLINE void __attribute__((noreturn))

@@ -70,14 +70,24 @@ procdesc_child_discard(struct procdesc_child *ch)
 	free(ch);
 }
 
-/* The child is guarded and runs: file its entry. */
-void
+/*
+ * The child is guarded and runs: file its entry, unless its guardian died
+ * meanwhile (EAGAIN): the guardian's children were failed closed before
+ * this one was among them, so it must be killed too.
+ */
+int
 procdesc_child_adopt(struct procdesc_child *ch)
 {
+	int error;
 
+	error = 0;
 	procdesc_lock();
-	procdesc_registry_insert(ch);
+	if (ch->ch_ck->ck_gone(ch->ch_guardian))
+		error = EAGAIN;
+	else
+		procdesc_registry_insert(ch);
 	procdesc_unlock();
+	return (error);
 }
 
 /*

@@ -72,7 +72,7 @@ enum procdesc_view {
 int	procdesc_child_new(struct procdesc_child **chp, int pdflags)
 	    PROCDESC_HIDDEN;
 void	procdesc_child_discard(struct procdesc_child *ch) PROCDESC_HIDDEN;
-void	procdesc_child_adopt(struct procdesc_child *ch) PROCDESC_HIDDEN;
+int	procdesc_child_adopt(struct procdesc_child *ch) PROCDESC_HIDDEN;
 
 /* The calls, with a descriptor of the child; procdesc_mtx not held. */
 bool	procdesc_child_pid(const struct procdesc_desc *dp, pid_t *pidp)

@@ -14,7 +14,8 @@
  *
  * A creation goes: prepare (before the clone: everything that can fail),
  * child (in the new child, before any code of the application), then
- * adopt in the parent, or dispose of a child that could not be adopted.
+ * adopt in the parent and start once the child is filed, or dispose of a
+ * child that could not be adopted.
  */
 
 #ifndef _PROCDESC_CLOSEKILL_H_
@@ -34,6 +35,9 @@
 struct procdesc_ck_req {
 	int		 cr_fd;		/* The user's descriptor. */
 	int		 cr_peer;	/* Its peer, for the mechanism. */
+	int		 cr_spare;	/* RFSPAWN: a slot the child may use. */
+	int		 cr_go[2];	/* fork: the child waits on [0]. */
+	bool		 cr_spawn;	/* RFSPAWN: we wait in the clone. */
 	int		 cr_ctl;	/* The mechanism's control socket. */
 	int		 cr_watcher;	/* Which watcher (guardian) takes it. */
 	bool		 cr_new;	/* That watcher was started for it. */
@@ -53,9 +57,14 @@ struct procdesc_ck_ops {
 		    uint64_t id);
 	/* In the new child: raw system calls only (PROCDESC_NOSAN). */
 	void	(*ck_child)(const struct procdesc_ck_req *);
-	/* The child runs as pid: name the descriptor; its process, cookie. */
+	/*
+	 * The child runs as pid: name the descriptor; its process, cookie.
+	 * Never waits for the mechanism.
+	 */
 	int	(*ck_adopt)(struct procdesc_ck_req *, pid_t, int pidfd,
 		    struct procdesc_proc *pp, uint64_t *cookiep);
+	/* The child is adopted and filed: let it run. */
+	void	(*ck_start)(struct procdesc_ck_req *);
 	/* A child that could not be adopted: kill and reap it; why. */
 	int	(*ck_dispose)(struct procdesc_ck_req *, int pidfd, int error);
 	/* A creation that made no child. */
@@ -78,6 +87,8 @@ struct procdesc_ck_ops {
 	void	(*ck_drop)(int w);
 	/* (l) Watcher w exited: reap it and forget it. */
 	void	(*ck_died)(int w);
+	/* (l) Whether watcher w died: its new child cannot be adopted. */
+	bool	(*ck_gone)(int w);
 	/* In a forked copy of the process. */
 	void	(*ck_atfork_child)(void);
 };

@@ -35,7 +35,6 @@
 /* Units of the CLOCK_MONOTONIC nanoseconds the library counts in. */
 #define	PROCDESC_NS_PER_S	1000000000LL
 #define	PROCDESC_NS_PER_MS	1000000LL
-#define	PROCDESC_MS_PER_S	1000
 
 /* The exit status of a child whose exec failed: the shell's, glibc's. */
 #define	PROCDESC_EXIT_NOEXEC	127

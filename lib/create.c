@@ -51,16 +51,17 @@ cr_adopt(struct procdesc_child *ch, struct procdesc_ck_req *cr, pid_t pid,
 	int error;
 
 	ck = CR_CK;
+	ch->ch_ck = ck;
+	ch->ch_guardian = cr->cr_watcher;
 	if ((error = ck->ck_adopt(cr, pid, pidfd, &ch->ch_proc,
-	    &ch->ch_cookie)) != 0) {
+	    &ch->ch_cookie)) != 0 ||
+	    (error = procdesc_child_adopt(ch)) != 0) {
 		error = ck->ck_dispose(cr, pidfd, error);
 		close(pidfd);
 		return (error);
 	}
+	ck->ck_start(cr);
 	close(pidfd);
-	ch->ch_ck = ck;
-	ch->ch_guardian = cr->cr_watcher;
-	procdesc_child_adopt(ch);
 	procdesc_reaper_watch_child(pid);
 	*fdp = cr->cr_fd;
 	return (0);
@@ -129,6 +130,7 @@ procdesc_create_fork(int pdflags, bool spawn, pid_t *pidp, int *fdp)
 	if (cflags != 0)
 		return (cr_kernel_fork(pdflags, cflags, spawn, pidp, fdp));
 	memset(&cr, 0, sizeof(cr));
+	cr.cr_spawn = spawn;
 	if ((error = procdesc_reaper_start()) != 0 ||
 	    (error = procdesc_child_new(&ch, pdflags)) != 0)
 		return (error);

@@ -57,6 +57,7 @@ uint64_t procdesc_guardian_key(int slot) PROCDESC_HIDDEN;
 void	procdesc_guardian_info(int slot, int *sockp, dev_t *devp, ino_t *inop,
 	    pid_t *sentryp) PROCDESC_HIDDEN;
 void	procdesc_guardian_died(int slot) PROCDESC_HIDDEN;
+bool	procdesc_guardian_gone(int slot) PROCDESC_HIDDEN;
 void	procdesc_guardian_stalled(int slot) PROCDESC_HIDDEN;
 void	procdesc_guardian_atfork_child(void) PROCDESC_HIDDEN;
 

@@ -13,10 +13,13 @@
  * the owner of the last close (PG_CLOSED) and any holder what its
  * descriptor is.
  *
- * Invariants: a new child registers itself with the guardian before any
- * code of the application runs in it (gc_child(), raw system calls only,
- * NOTES 1.5); the owner's answer from the guardian comes on A; nothing
- * that waits for the guardian holds procdesc_mtx.
+ * Invariants: a new child's registration is queued to the guardian before
+ * any code of the application runs in it and before pdfork returns (the
+ * parent sends it after fork and the child waits for the parent's byte;
+ * after RFSPAWN the child sends it, with raw system calls only: NOTES
+ * 1.5); nothing in a creation waits for the guardian but pdopenpid, whose
+ * answer comes on A; nothing that waits for the guardian holds
+ * procdesc_mtx.
  */
 
 #include <sys/socket.h>
@@ -36,6 +39,9 @@
 #include "syscall.h"
 #include "guardian/protocol.h"
 
+/* The parent's word to its new child: registered, run on. */
+#define	GC_GO		'g'
+
 /* A PG_GUARD and its descriptors, ready for sendmsg(2). */
 struct gc_guard {
 	struct pg_msg	 gg_m;
@@ -48,9 +54,9 @@ struct gc_guard {
 };
 
 /*
- * Build the PG_GUARD for process pid, with its nfds descriptors (A, B, a
- * pidfd, and for a new child its go pipe).  Used in the new child too:
- * no memset, nothing a sanitizer intercepts.
+ * Build the PG_GUARD for process pid, with its nfds descriptors (A, B and
+ * a pidfd).  Used in the new child too: no memset, nothing a sanitizer
+ * intercepts.
  */
 static void PROCDESC_NOSAN
 gc_guard_msg(struct gc_guard *g, uint64_t id, pid_t pid, uint32_t flags,
@@ -104,29 +110,6 @@ procdesc_guardian_recv(int fd, struct pg_msg *m)
 	return (n == (ssize_t)sizeof(*m) ? 0 : EAGAIN);
 }
 
-/* A guardian with room, and a socketpair for the new descriptor. */
-static int
-gc_prepare(struct procdesc_ck_req *cr, int pdflags, uint64_t id)
-{
-	int sv[2], error;
-
-	if ((error = procdesc_guardian_pick(&cr->cr_watcher, &cr->cr_ctl,
-	    &cr->cr_new)) != 0)
-		return (error);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
-		error = errno;
-		procdesc_lock();
-		procdesc_guardian_release(cr->cr_watcher);
-		procdesc_unlock();
-		return (error);
-	}
-	cr->cr_fd = sv[0];
-	cr->cr_peer = sv[1];
-	cr->cr_flags = (uint32_t)pdflags;
-	cr->cr_id = id;
-	return (0);
-}
-
 /* The descriptor's name: its guardian's key and its id. */
 static int
 gc_name(const struct procdesc_ck_req *cr)
@@ -139,113 +122,14 @@ gc_name(const struct procdesc_ck_req *cr)
 	return (procdesc_desc_bind(cr->cr_fd, key, cr->cr_id));
 }
 
-/*
- * The end of a registration, whatever sent the PG_GUARD: the guardian's
- * answer on the descriptor (0 if the process is guarded; its errno value
- * if it refused, EMFILE when full; EAGAIN if it hung up; ETIMEDOUT if it
- * did not answer in time), the guardian's count, and the close-on-exec
- * flag PD_CLOEXEC asks for.  held: a pdfork child (see the commit).
- */
-static int
-gc_finish(const struct procdesc_ck_req *cr, int error, bool held)
+/* Close *fdp if open. */
+static void
+gc_close(int *fdp)
 {
-	struct pg_msg m;
 
-	PROCDESC_ASSERT_UNLOCKED();	/* The wait may last PG_REPLY_MS. */
-	if (error == 0 && (cr->cr_flags & PD_CLOEXEC) == 0 &&
-	    fcntl(cr->cr_fd, F_SETFD, 0) == -1)
-		error = errno;
-	if (error == 0 && (error = procdesc_guardian_recv(cr->cr_fd,
-	    &m)) == 0)
-		error = (m.pm_op == PG_ACK) ? m.pm_error : EAGAIN;
-	procdesc_lock();
-	procdesc_guardian_commit(cr->cr_watcher, error, held);
-	procdesc_unlock();
-	return (error == ETIMEDOUT ? EAGAIN : error);
-}
-
-/*
- * In the new child, before any code of the application: register with the
- * guardian (A, B, a pidfd of ourselves, and the write end of a pipe),
- * close our copies of A and B (FreeBSD's child holds no descriptor of its own),
- * and wait on the pipe until the guardian guards us: one byte.  EOF (it
- * refused, or died) or no answer within PG_REPLY_MS: _exit before the
- * application runs, with PG_EXIT_ERRNO + the errno value as the status;
- * the parent, told on A, reaps us and fails with that errno.  Raw system
- * calls only, nothing a sanitizer intercepts (this runs inside glibc's
- * fork, in the dispatch trap).
- */
-static void PROCDESC_NOSAN
-gc_child(const struct procdesc_ck_req *cr)
-{
-	static const struct timespec reply = {
-		.tv_sec = PG_REPLY_MS / PROCDESC_MS_PER_S,
-		.tv_nsec = PG_REPLY_MS % PROCDESC_MS_PER_S * PROCDESC_NS_PER_MS,
-	};
-	struct gc_guard g;
-	int fds[PG_GUARD_FDS], go[2];
-	pid_t self;
-	char c;
-
-	self = sys_getpid();
-	if ((fds[2] = sys_pidfd_open(self, 0)) == -1 ||
-	    sys_pipe2(go, O_CLOEXEC) == -1)
-		sys_exit_group(PG_EXIT_ERRNO + (errno & PG_EXIT_MASK));
-	fds[0] = cr->cr_fd;
-	fds[1] = cr->cr_peer;
-	fds[3] = go[1];
-	gc_guard_msg(&g, cr->cr_id, self, cr->cr_flags | PG_CHILD, fds,
-	    PG_GUARD_FDS);
-	if (sys_sendmsg(cr->cr_ctl, &g.gg_mh, MSG_NOSIGNAL) == -1)
-		sys_exit_group(PG_EXIT_ERRNO + (errno & PG_EXIT_MASK));
-	sys_close(fds[2]);
-	sys_close(go[1]);
-	sys_close(cr->cr_fd);
-	sys_close(cr->cr_peer);
-	if (!sys_wait_readable(go[0], &reply) ||
-	    sys_read(go[0], &c, 1) != 1 || c != PG_GO)
-		sys_exit_group(PG_EXIT_ERRNO + EAGAIN);
-	sys_close(go[0]);
-}
-
-/*
- * The parent's half of registering its new child, which registered itself
- * and runs as soon as the guardian guards it: name the descriptor, wait
- * for the guardian's answer.
- */
-static int
-gc_adopt(struct procdesc_ck_req *cr, pid_t pid, int pidfd,
-    struct procdesc_proc *pp, uint64_t *cookiep)
-{
-	int error;
-
-	/* Only the guardian holds B now; if it has not, A sees EOF. */
-	close(cr->cr_peer);
-	cr->cr_peer = -1;
-	if ((error = gc_name(cr)) == 0 &&
-	    (error = procdesc_pidfd_proc(pidfd, pid, pp)) == 0)
-		error = procdesc_desc_cookie(cr->cr_fd, cookiep);
-	return (gc_finish(cr, error, true));
-}
-
-/*
- * A child that could not be adopted: kill and reap it, then close its
- * descriptor.  If it failed to register itself, its exit status says why
- * (PG_EXIT_ERRNO): that errno value replaces error, which says only that
- * the guardian hung up.
- */
-static int
-gc_dispose(struct procdesc_ck_req *cr, int pidfd, int error)
-{
-	siginfo_t si;
-
-	procdesc_pidfd_kill_reap(pidfd, &si);
-	close(cr->cr_fd);
-	if (error == EAGAIN && si.si_code == CLD_EXITED &&
-	    si.si_status > PG_EXIT_ERRNO &&
-	    si.si_status <= PG_EXIT_ERRNO + PG_EXIT_MASK)
-		error = si.si_status - PG_EXIT_ERRNO;
-	return (error);
+	if (*fdp != -1)
+		close(*fdp);
+	*fdp = -1;
 }
 
 /* A creation that made no child. */
@@ -253,43 +137,230 @@ static void
 gc_abort(struct procdesc_ck_req *cr)
 {
 
-	close(cr->cr_fd);
-	if (cr->cr_peer != -1)
-		close(cr->cr_peer);
+	gc_close(&cr->cr_fd);
+	gc_close(&cr->cr_peer);
+	gc_close(&cr->cr_spare);
+	gc_close(&cr->cr_go[0]);
+	gc_close(&cr->cr_go[1]);
 	procdesc_lock();
 	procdesc_guardian_release(cr->cr_watcher);
 	procdesc_unlock();
 }
 
 /*
+ * A guardian with room, and a socketpair for the new descriptor: A named,
+ * close-on-exec unless PD_CLOEXEC is absent, and B shut down for reading,
+ * so that nothing a holder sends on A ever reaches anyone, from the first
+ * instant (the guardian takes B later).
+ */
+static int
+gc_pair(struct procdesc_ck_req *cr, int pdflags, uint64_t id)
+{
+	int sv[2], error;
+
+	cr->cr_fd = cr->cr_peer = cr->cr_spare = -1;
+	cr->cr_go[0] = cr->cr_go[1] = -1;
+	if ((error = procdesc_guardian_pick(&cr->cr_watcher, &cr->cr_ctl,
+	    &cr->cr_new)) != 0)
+		return (error);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
+		error = errno;
+		gc_abort(cr);
+		return (error);
+	}
+	cr->cr_fd = sv[0];
+	cr->cr_peer = sv[1];
+	cr->cr_flags = (uint32_t)pdflags;
+	cr->cr_id = id;
+	if (shutdown(cr->cr_peer, SHUT_RD) == -1)
+		error = errno;
+	else if ((error = gc_name(cr)) == 0 && (pdflags & PD_CLOEXEC) == 0 &&
+	    fcntl(cr->cr_fd, F_SETFD, 0) == -1)
+		error = errno;
+	if (error != 0)
+		gc_abort(cr);
+	return (error);
+}
+
+/*
+ * A new child's: the pair, and what the child needs.  After fork, the
+ * child waits on a pipe until we have sent its registration.  After
+ * RFSPAWN, which holds us in the clone, the child registers itself; it
+ * gets a spare descriptor to close, to make room for its pidfd, so that
+ * no child of a process at its RLIMIT_NOFILE fails to register.
+ */
+static int
+gc_prepare(struct procdesc_ck_req *cr, int pdflags, uint64_t id)
+{
+	int error;
+
+	if ((error = gc_pair(cr, pdflags, id)) != 0)
+		return (error);
+	if (cr->cr_spawn)
+		cr->cr_spare = fcntl(cr->cr_peer, F_DUPFD_CLOEXEC, 0);
+	if (cr->cr_spawn ? cr->cr_spare == -1 :
+	    pipe2(cr->cr_go, O_CLOEXEC) == -1) {
+		error = errno;
+		gc_abort(cr);
+	}
+	return (error);
+}
+
+/*
+ * The new child's registration, PG_GUARD with A, B and a pidfd, on the
+ * guardian's control socket; 0 or an errno value.  Raw system calls only
+ * when called in the child.
+ */
+static int PROCDESC_NOSAN
+gc_register(const struct procdesc_ck_req *cr, pid_t pid, int pidfd,
+    int flags)
+{
+	struct gc_guard g;
+	int fds[PG_GUARD_FDS];
+
+	fds[0] = cr->cr_fd;
+	fds[1] = cr->cr_peer;
+	fds[2] = pidfd;
+	gc_guard_msg(&g, cr->cr_id, pid, cr->cr_flags | PG_CHILD, fds,
+	    PG_GUARD_FDS);
+	if (sys_sendmsg(cr->cr_ctl, &g.gg_mh, MSG_NOSIGNAL | flags) == -1)
+		return (errno);
+	return (0);
+}
+
+/*
+ * In the new child, before any code of the application (NOTES 1.5): close
+ * our copies of A and B (FreeBSD's child holds no descriptor of its own),
+ * and run on once our registration is in the guardian's queue, from where
+ * the guardian kills us at the last close of A, wherever and whenever it
+ * happens (and if the guardian dies first, our owner's reaper does).
+ * After fork, the parent sends it, and we wait for its byte on the go
+ * pipe: EOF means the parent died first, and we _exit.  After RFSPAWN,
+ * we send it ourselves; a full queue holds us here.  A child that cannot
+ * register exits with PG_EXIT_ERRNO + the errno value as its status.  Raw
+ * system calls only, nothing a sanitizer intercepts (this runs inside
+ * glibc's fork, in the dispatch trap).
+ */
+static void PROCDESC_NOSAN
+gc_child(const struct procdesc_ck_req *cr)
+{
+	pid_t self;
+	int error, pidfd;
+	char c;
+
+	if (!cr->cr_spawn) {
+		sys_close(cr->cr_go[1]);
+		sys_close(cr->cr_fd);
+		sys_close(cr->cr_peer);
+		if (sys_read(cr->cr_go[0], &c, 1) != 1)
+			sys_exit_group(PG_EXIT_ERRNO + EPIPE);
+		sys_close(cr->cr_go[0]);
+		return;
+	}
+	sys_close(cr->cr_spare);
+	self = sys_getpid();
+	if ((pidfd = sys_pidfd_open(self, 0)) == -1)
+		sys_exit_group(PG_EXIT_ERRNO + (errno & PG_EXIT_MASK));
+	if ((error = gc_register(cr, self, pidfd, 0)) != 0)
+		sys_exit_group(PG_EXIT_ERRNO + (error & PG_EXIT_MASK));
+	sys_close(pidfd);
+	sys_close(cr->cr_fd);
+	sys_close(cr->cr_peer);
+}
+
+/*
+ * The parent's half of registering its new child: after fork, send the
+ * registration, never waiting (a guardian whose queue is full takes no
+ * child: EAGAIN); count the child in its guardian.  Nothing waits for the
+ * guardian.  The child runs once gc_start() lets it.
+ */
+static int
+gc_adopt(struct procdesc_ck_req *cr, pid_t pid, int pidfd,
+    struct procdesc_proc *pp, uint64_t *cookiep)
+{
+	int error;
+
+	error = 0;
+	if (!cr->cr_spawn)
+		error = gc_register(cr, pid, pidfd, MSG_DONTWAIT);
+	/* Only the guardian holds B now, or will, from the message. */
+	gc_close(&cr->cr_peer);
+	gc_close(&cr->cr_spare);
+	if (error == 0 && (error = procdesc_pidfd_proc(pidfd, pid, pp)) == 0)
+		error = procdesc_desc_cookie(cr->cr_fd, cookiep);
+	procdesc_lock();
+	if (error == EAGAIN)
+		procdesc_guardian_stalled(cr->cr_watcher);
+	procdesc_guardian_commit(cr->cr_watcher, error, true);
+	procdesc_unlock();
+	return (error == EAGAIN || error == EPIPE ? EAGAIN : error);
+}
+
+/*
+ * The child is registered and filed: let it run (after fork, its byte on
+ * go; our copy of go's read end is closed only after it, so that the
+ * write never raises SIGPIPE).
+ */
+static void
+gc_start(struct procdesc_ck_req *cr)
+{
+	char c;
+
+	if (cr->cr_go[1] != -1) {
+		c = GC_GO;
+		(void)write(cr->cr_go[1], &c, 1);
+	}
+	gc_close(&cr->cr_go[1]);
+	gc_close(&cr->cr_go[0]);
+}
+
+/* A child that could not be adopted: kill and reap it, close its A. */
+static int
+gc_dispose(struct procdesc_ck_req *cr, int pidfd, int error)
+{
+	siginfo_t si;
+
+	procdesc_pidfd_kill_reap(pidfd, &si);
+	gc_close(&cr->cr_fd);
+	gc_close(&cr->cr_go[1]);
+	gc_close(&cr->cr_go[0]);
+	return (error);
+}
+
+/*
  * A descriptor for a process we did not create: the owner hands the
- * guardian the process itself (PG_GUARD with A, B and a pidfd, no go
- * pipe: the process runs already); the guardian records its exit from the
- * pidfd.
+ * guardian the process itself (PG_GUARD with A, B and a pidfd: the
+ * process runs already), and waits up to PG_REPLY_MS for its PG_ACK on A
+ * (0 if guarded; EPERM, EMFILE...; EAGAIN if it hung up or did not
+ * answer).  The guardian records the exit from the pidfd.
  */
 static int
 gc_open(pid_t pid, int pidfd, int pdflags, struct procdesc_ck_req *cr,
     int *fdp)
 {
 	struct gc_guard g;
-	int error, fds[PG_GUARD_FDS - 1];
+	struct pg_msg m;
+	int error, fds[PG_GUARD_FDS];
 
-	if ((error = gc_prepare(cr, pdflags, procdesc_desc_new_id())) != 0)
+	if ((error = gc_pair(cr, pdflags, procdesc_desc_new_id())) != 0)
 		return (error);
-	if ((error = gc_name(cr)) == 0) {
-		fds[0] = cr->cr_fd;
-		fds[1] = cr->cr_peer;
-		fds[2] = pidfd;
-		gc_guard_msg(&g, cr->cr_id, pid, cr->cr_flags, fds,
-		    PG_GUARD_FDS - 1);
-		if (sys_sendmsg(cr->cr_ctl, &g.gg_mh, MSG_NOSIGNAL |
-		    MSG_DONTWAIT) == -1)
-			error = (errno == EAGAIN) ? EAGAIN : ESRCH;
-	}
+	fds[0] = cr->cr_fd;
+	fds[1] = cr->cr_peer;
+	fds[2] = pidfd;
+	gc_guard_msg(&g, cr->cr_id, pid, cr->cr_flags, fds, PG_GUARD_FDS);
+	if (sys_sendmsg(cr->cr_ctl, &g.gg_mh, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	    -1)
+		error = (errno == EAGAIN) ? EAGAIN : ESRCH;
 	close(cr->cr_peer);
-	if ((error = gc_finish(cr, error, false)) != 0) {
+	if (error == 0 && (error = procdesc_guardian_recv(cr->cr_fd,
+	    &m)) == 0)
+		error = (m.pm_op == PG_ACK) ? m.pm_error : EAGAIN;
+	procdesc_lock();
+	procdesc_guardian_commit(cr->cr_watcher, error, false);
+	procdesc_unlock();
+	if (error != 0) {
 		close(cr->cr_fd);
-		return (error);
+		return (error == ETIMEDOUT ? EAGAIN : error);
 	}
 	*fdp = cr->cr_fd;
 	return (0);
@@ -364,6 +435,7 @@ const struct procdesc_ck_ops procdesc_ck_guardian = {
 	.ck_prepare = gc_prepare,
 	.ck_child = gc_child,
 	.ck_adopt = gc_adopt,
+	.ck_start = gc_start,
 	.ck_dispose = gc_dispose,
 	.ck_abort = gc_abort,
 	.ck_open = gc_open,
@@ -372,5 +444,6 @@ const struct procdesc_ck_ops procdesc_ck_guardian = {
 	.ck_watcher_info = procdesc_guardian_info,
 	.ck_drop = procdesc_guardian_drop,
 	.ck_died = procdesc_guardian_died,
+	.ck_gone = procdesc_guardian_gone,
 	.ck_atfork_child = procdesc_guardian_atfork_child,
 };

@@ -172,7 +172,7 @@ fail:
  * application reports).  It never execs, so its exit signal stays 0 and
  * wait(2) never sees it; it forks the guardian (whose parent-death signal
  * is SIGKILL: killing the sentry kills the guardian), holds nothing of the
- * owner's, and exits when the guardian does.
+ * owner's, kills the guardian if it stops, and exits when it does.
  */
 static void __attribute__((noreturn))
 gs_sentry(int sock, int nullfd, int prog, const char *path)
@@ -199,9 +199,21 @@ gs_sentry(int sock, int nullfd, int prog, const char *path)
 	/* As the guardian: a set-uid owner's user cannot signal us. */
 	(void)sys_setresgid(getegid(), getegid(), getegid());
 	(void)sys_setresuid(geteuid(), geteuid(), geteuid());
-	while (g > 0 && sys_waitid(P_PID, (int)g, &si, WEXITED | __WALL,
-	    NULL) == -1 && errno == EINTR)
-		;
+	/*
+	 * A stopped guardian guards nothing while it is: kill it, so that the
+	 * owner's reaper fails its children closed at once (NOTES 6).
+	 */
+	while (g > 0) {
+		if (sys_waitid(P_PID, (int)g, &si, WEXITED | WSTOPPED | __WALL,
+		    NULL) == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (si.si_code != CLD_STOPPED)
+			break;
+		(void)kill((pid_t)g, SIGKILL);
+	}
 	sys_exit_group(0);
 }
 

@@ -279,6 +279,18 @@ procdesc_guardian_died(int slot)
 }
 
 /*
+ * Whether the guardian of slot died: a child it was to guard is not
+ * adopted any more, since its children were failed closed without it.
+ */
+bool
+procdesc_guardian_gone(int slot)
+{
+
+	PROCDESC_ASSERT_LOCKED();
+	return (gt_tab[slot].gd_dead);
+}
+
+/*
  * Guardian slot did not answer in time.  Stopped: it guards nothing while
  * it is, so kill its sentry, and so the guardian; the reaper sees the
  * sentry die and fails its children closed.  Merely slow (a loaded

@@ -49,6 +49,8 @@
 #define	A_OWNKIDS	32	/* Children an owner pdforks at most. */
 #define	A_NLOWFD	150	/* pdforks under RLIMIT_NOFILE 64. */
 #define	A_NFAULT	3	/* Children of a guardian that faults. */
+#define	A_NATONCE	300	/* Descriptors asked about at once. */
+#define	A_NHELD		4000	/* pdforks at most to a guardian held. */
 
 /*
  * Helpers, usable in forked processes (no ATF macro) unless they say
@@ -575,6 +577,64 @@ T_TC(creation_window__owner_killed,
 	ATF_REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) == 0);
 }
 
+/* Answer each descriptor that comes on s with its pdgetpid, or -errno. */
+static void __attribute__((noreturn))
+a_asker(int s)
+{
+	pid_t pid;
+	char c;
+	int fd;
+
+	alarm(T_LIFE);
+	while (t_recvfd(s, &c, 1, &fd, MSG_CMSG_CLOEXEC) == 1) {
+		if (pdgetpid(fd, &pid) == -1)
+			pid = -errno;
+		close(fd);
+		t_child_write(s, &pid, sizeof(pid));
+	}
+	_exit(0);
+}
+
+/*
+ * A holder may ask about a descriptor the moment pdfork returns it: the
+ * registration is in the guardian's queue by then (the parent sends it),
+ * and the guardian reads that queue before it says it does not know a
+ * descriptor.  Another process receives each new descriptor at once and
+ * asks its guardian.
+ */
+T_TC(creation_window__holder_at_once,
+    "a receiver's pdgetpid works the moment pdfork returns")
+{
+	int bad, fd, first, i, status, sv[2];
+	pid_t h, pid, got;
+
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    sv) == 0);
+	ATF_REQUIRE((h = fork()) >= 0);
+	if (h == 0) {
+		close(sv[0]);
+		a_asker(sv[1]);
+	}
+	ATF_REQUIRE(close(sv[1]) == 0);
+	bad = first = 0;
+	for (i = 0; i < A_NATONCE; i++) {
+		ATF_REQUIRE((pid = pdfork(&fd, 0)) >= 0);
+		if (pid == 0)
+			_exit(0);
+		ATF_REQUIRE(t_sendfd(sv[0], "q", 1, fd) == 0);
+		ATF_REQUIRE(t_read_within(sv[0], &got, sizeof(got),
+		    T_LONG_MS) == (ssize_t)sizeof(got));
+		if (got != pid && bad++ == 0)
+			first = got < 0 ? -got : 0;
+		ATF_REQUIRE(pdwait(fd, &status, WEXITED, NULL, NULL) == 0);
+		ATF_REQUIRE(close(fd) == 0);
+	}
+	ATF_REQUIRE(close(sv[0]) == 0);
+	ATF_REQUIRE(waitpid(h, &status, 0) == h);
+	ATF_CHECK_MSG(bad == 0, "%d of %d receivers' pdgetpid failed at "
+	    "once (the first: %s)", bad, A_NATONCE, strerror(first));
+}
+
 /*
  * 4: nothing is dropped silently.  A worker with a soft RLIMIT_NOFILE of
  * 64 from before its first pdfork hands each descriptor to a keeper
@@ -930,10 +990,12 @@ T_TC(nothing_silent__nproc, "under RLIMIT_NPROC, guarded or EAGAIN")
 /* 5, 6: a guardian that faults fails closed. */
 
 /*
- * Killing the guardian kills every child it guarded (fail closed):
- * pdwait reports SIGKILL, and a later pdfork is guarded by a new one.
+ * Signal sig to the guardian, which then dies, and every child it guarded
+ * with it (fail closed): pdwait reports SIGKILL, and a later pdfork is
+ * guarded by a new guardian.
  */
-T_TC(guardian_fault__killed, "a killed guardian takes its children along")
+static void
+a_guardian_fault(int sig)
 {
 	int fd[A_NFAULT], w[A_NFAULT], fd2, i, status, w2, wg;
 	pid_t g, g2, pid[A_NFAULT];
@@ -948,8 +1010,9 @@ T_TC(guardian_fault__killed, "a killed guardian takes its children along")
 	ATF_REQUIRE_MSG((g = t_guardian_pid()) > 0, "no guardian found");
 	gchild = a_stat(g, &st) && st.ppid == getpid();
 	wg = t_watch(g);
-	ATF_REQUIRE(kill(g, SIGKILL) == 0);
-	ATF_REQUIRE(t_dead_within(wg, T_LONG_MS));
+	ATF_REQUIRE(kill(g, sig) == 0);
+	ATF_CHECK_MSG(t_dead_within(wg, T_LONG_MS), "the guardian %d lives "
+	    "on after %s", (int)g, strsignal(sig));
 	deadline = a_now_ms() + T_LONG_MS;
 	for (i = 0; i < A_NFAULT; i++) {
 		dead = t_dead_within(w[i], a_left(deadline));
@@ -968,6 +1031,8 @@ T_TC(guardian_fault__killed, "a killed guardian takes its children along")
 		ATF_REQUIRE(close(fd[i]) == 0);
 		ATF_REQUIRE(close(w[i]) == 0);
 	}
+	if (!t_dead_within(wg, 0))
+		(void)kill(g, SIGKILL);
 	/* Ours, the dead guardian must not stay a zombie. */
 	if (gchild)
 		ATF_CHECK_MSG(t_reaped_within(wg, T_LONG_MS),
@@ -980,119 +1045,73 @@ T_TC(guardian_fault__killed, "a killed guardian takes its children along")
 	t_expect_death(w2);
 }
 
-struct a_try {
-	pid_t	pid;
-	int	err;
-	int	fd;
-	int	wr;		/* The child writes 'x' here if it runs. */
-};
-
-static void *
-a_try_pdfork(void *arg)
+T_TC(guardian_fault__killed, "a killed guardian takes its children along")
 {
-	struct a_try *t;
 
-	t = arg;
-	t->pid = pdfork(&t->fd, 0);
-	t->err = errno;
-	if (t->pid == 0) {
-		t_child_write(t->wr, "x", 1);
-		_exit(0);
-	}
-	return (NULL);
+	a_guardian_fault(SIGKILL);
 }
 
 /*
- * With the guardian stopped, pdfork fails with EAGAIN within a bound and
- * leaves no child; the children guarded before still die at their last
- * close once the guardian runs again.
+ * A stopped guardian would guard nothing while it is stopped, so its
+ * sentry kills it at once: no pdfork is needed to notice (NOTES 6).
  */
-T_TC(guardian_fault__stopped, "a stopped guardian makes pdfork fail")
+T_TC(guardian_fault__stopped, "a stopped guardian takes its children along")
 {
-	pid_t g, pid[A_NFAULT], known[A_MAXKIDS], now[A_MAXKIDS];
-	int fd[A_NFAULT], w[A_NFAULT], i, nknown, nnow, p[2], status, fd2;
-	int wx, wg, error;
-	struct a_stat st;
-	struct timespec ts;
-	struct a_try t;
-	pthread_t td;
-	int64_t t0, ms;
-	ssize_t n;
-	char c;
 
-	for (i = 0; i < A_NFAULT; i++) {
-		ATF_REQUIRE((pid[i] = t_pdfork_clean(&fd[i], 0)) > 0);
-		w[i] = t_watch(pid[i]);
-	}
+	a_guardian_fault(SIGSTOP);
+}
+
+/*
+ * A guardian that reads nothing (held in a ptrace stop, as a debugger
+ * would, by root: it is not dumpable) makes pdfork fail with EAGAIN once
+ * its queue is full, leaving no child, and since it is stopped, it is
+ * killed, and every child it had, or was to have, dies with it.
+ */
+T_TC(guardian_fault__held, "a guardian that reads nothing takes no child "
+    "past its queue, and fails closed")
+{
+	static int fd[A_NHELD], w[A_NHELD];
+	int i, n, status, err;
+	pid_t g, pid, c0[A_MAXKIDS], c1[A_MAXKIDS];
+	int n0, n1, wg;
+
+	if (geteuid() != 0)
+		atf_tc_skip("needs root to hold the guardian with ptrace");
+	w[0] = t_watch(t_pdfork_pause(&fd[0], 0));
 	ATF_REQUIRE_MSG((g = t_guardian_pid()) > 0, "no guardian found");
 	wg = t_watch(g);
-	nknown = t_children(T_CHILDREN_ALL, known, A_MAXKIDS);
-	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
-	ATF_REQUIRE(kill(g, SIGSTOP) == 0);
-
-	memset(&t, 0, sizeof(t));
-	t.fd = -1;
-	t.wr = p[1];
-	t0 = a_now_ms();
-	ATF_REQUIRE(pthread_create(&td, NULL, a_try_pdfork, &t) == 0);
-	ATF_REQUIRE(clock_gettime(CLOCK_REALTIME, &ts) == 0);
-	ts.tv_sec += T_LONG_MS / 1000;
-	error = pthread_timedjoin_np(td, NULL, &ts);
-	ms = a_now_ms() - t0;
-	if (error == ETIMEDOUT) {
-		ATF_REQUIRE(kill(g, SIGCONT) == 0);
-		ATF_REQUIRE(pthread_join(td, NULL) == 0);
-	} else
-		ATF_REQUIRE(error == 0);
-	ATF_CHECK_MSG(error == 0, "pdfork blocked for %d ms with the "
-	    "guardian stopped", T_LONG_MS);
-	ATF_CHECK_MSG(t.pid == -1 && t.err == EAGAIN, "pdfork with the "
-	    "guardian stopped: %d (%s) after %lld ms, not -1 with EAGAIN",
-	    (int)t.pid, t.pid == -1 ? strerror(t.err) : "no error",
-	    (long long)ms);
-	fprintf(stderr, "pdfork returned after %lld ms\n", (long long)ms);
-
-	/* Its child, if any, never ran: it wrote nothing, and went. */
-	ATF_REQUIRE(close(p[1]) == 0);
-	c = '-';
-	n = t_read_within(p[0], &c, 1, T_LONG_MS);
-	ATF_CHECK_MSG(n == 0, "the child of the failed pdfork %s",
-	    n == 1 ? "ran user code" : "still holds its pipe");
-	ATF_REQUIRE(close(p[0]) == 0);
-	nnow = t_children(T_CHILDREN_ALL, now, A_MAXKIDS);
-	for (i = 0; i < nnow; i++) {
-		if (a_in(now[i], known, nknown) || now[i] == t.pid ||
-		    !a_stat(now[i], &st) || a_is_guardian(&st) ||
-		    (wx = (int)syscall(SYS_pidfd_open, now[i], 0)) == -1)
-			continue;
-		ATF_CHECK_MSG(t_reaped_within(wx, T_LONG_MS), "the failed "
-		    "pdfork left child %d (%c)", (int)now[i], st.state);
-		ATF_REQUIRE(close(wx) == 0);
+	ATF_REQUIRE(ptrace(PTRACE_SEIZE, g, NULL, NULL) == 0);
+	ATF_REQUIRE(ptrace(PTRACE_INTERRUPT, g, NULL, NULL) == 0);
+	ATF_REQUIRE(waitpid(g, &status, __WALL) == g && WIFSTOPPED(status));
+	n0 = t_children(T_CHILDREN_ALL, c0, A_MAXKIDS);
+	pid = 0;
+	err = 0;
+	for (n = 1; n < A_NHELD; n++) {
+		if ((pid = pdfork(&fd[n], 0)) == 0)
+			t_pause();
+		if (pid == -1) {
+			err = errno;
+			break;
+		}
+		w[n] = t_watch(pid);
 	}
-	if (t.pid > 0) {
-		ATF_REQUIRE(pdwait(t.fd, &status, WEXITED, NULL, NULL) == 0);
-		ATF_REQUIRE(close(t.fd) == 0);
-	}
-
-	/* Running again, the guardian still guards the earlier children. */
-	(void)kill(g, SIGCONT);
-	for (i = 0; i < A_NFAULT; i++) {
+	n1 = t_children(T_CHILDREN_ALL, c1, A_MAXKIDS);
+	fprintf(stderr, "pdfork %d failed: %s\n", n, strerror(err));
+	ATF_CHECK_MSG(pid == -1 && err == EAGAIN, "pdfork %d with the "
+	    "guardian held: %d (%s), not -1 with EAGAIN", n, (int)pid,
+	    strerror(err));
+	ATF_CHECK_MSG(n1 <= n0 + n - 1, "the failed pdfork left a child (%d "
+	    "children, %d before and %d made)", n1, n0, n - 1);
+	ATF_CHECK_MSG(t_dead_within(wg, T_LONG_MS), "the held guardian "
+	    "lives on");
+	(void)waitpid(g, &status, __WALL);
+	for (i = 0; i < n; i++) {
+		ATF_CHECK_MSG(t_dead_within(w[i], T_LONG_MS), "child %d of "
+		    "the held guardian survived it", i);
+		t_kill_wait(w[i]);
 		ATF_REQUIRE(close(fd[i]) == 0);
-		ATF_CHECK_MSG(t_dead_within(w[i], T_LONG_MS), "child %d "
-		    "(pid %d) survived its last close after SIGCONT", i,
-		    (int)pid[i]);
-		if (!t_dead_within(w[i], 0))
-			(void)syscall(SYS_pidfd_send_signal, w[i], SIGKILL,
-			    NULL, 0);
-		ATF_REQUIRE(t_reaped_within(w[i], T_LONG_MS));
-		ATF_REQUIRE(close(w[i]) == 0);
 	}
-	/* Killing the stopped guardian instead would be fail closed too. */
 	ATF_REQUIRE(close(wg) == 0);
-	t_pdfork_exit(&fd2, 0, 7);
-	ATF_REQUIRE(pdwait(fd2, &status, WEXITED, NULL, NULL) == 0);
-	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
-	ATF_REQUIRE(close(fd2) == 0);
 }
 
 /*
@@ -1366,11 +1385,13 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, outside_keepalive__child_locks_own_pidfd);
 	ATF_TP_ADD_TC(tp, outside_keepalive__other_uid);
 	ATF_TP_ADD_TC(tp, creation_window__owner_killed);
+	ATF_TP_ADD_TC(tp, creation_window__holder_at_once);
 	ATF_TP_ADD_TC(tp, nothing_silent__low_nofile);
 	ATF_TP_ADD_TC(tp, nothing_silent__second_guardian);
 	ATF_TP_ADD_TC(tp, nothing_silent__nproc);
 	ATF_TP_ADD_TC(tp, guardian_fault__killed);
 	ATF_TP_ADD_TC(tp, guardian_fault__stopped);
+	ATF_TP_ADD_TC(tp, guardian_fault__held);
 	ATF_TP_ADD_TC(tp, guardian_hygiene);
 	ATF_TP_ADD_TC(tp, setuid_owner);
 	return (atf_no_error());

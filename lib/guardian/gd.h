@@ -64,7 +64,8 @@ extern bool g_pidfs;			/* POLLHUP on a pidfd at the reap. */
 extern size_t g_capacity;		/* Processes the fd limit allows. */
 
 /* guardian.c */
-void	g_tell_owner(uint32_t op, const struct gchild *gc);
+void	g_tell_owner(uint32_t op, uint64_t id, pid_t pid);
+void	g_ctl_drain(void);
 
 /* guard.c */
 int	g_guard_init(void);

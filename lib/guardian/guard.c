@@ -194,7 +194,7 @@ g_closed(struct gchild *gc)
 	if (!gc->gc_exited && (gc->gc_flags & PD_DAEMON) == 0)
 		(void)sys_pidfd_send_signal(gc->gc_pidfd, SIGKILL);
 	if ((gc->gc_flags & PG_CHILD) != 0)
-		g_tell_owner(PG_CLOSED, gc);
+		g_tell_owner(PG_CLOSED, gc->gc_id, gc->gc_pid);
 	g_free(gc);
 }
 
@@ -464,23 +464,22 @@ g_may_guard(int pidfd)
 }
 
 /*
- * PG_GUARD: take the process or refuse, and say so on A.  fds: A, B, a
- * pidfd, and for a new child its go pipe, exactly; anything else is
- * closed and ignored (the sender sees EOF or no answer).  A new child
- * waits on its go pipe, and is let go only once it is watched and its
- * descriptor still exists (its owner may have died meanwhile: then it
- * dies instead).
+ * PG_GUARD: take the process or refuse.  fds: A, B and a pidfd, exactly;
+ * anything else is closed and ignored.  A new child (PG_CHILD) sent it
+ * itself and runs on without an answer: its owner counted our room before
+ * the clone, so a refusal (no memory) or a descriptor gone already (its
+ * owner died meanwhile) kills it.  pdopenpid's owner waits for PG_ACK on
+ * A.
  */
 void
 g_guard_msg(struct pg_msg *m, int *fds, int nfds)
 {
 	struct gchild *gc;
 	bool child;
-	char c;
 	int i;
 
 	child = (m->pm_flags & PG_CHILD) != 0;
-	if (nfds != (child ? PG_GUARD_FDS : PG_GUARD_FDS - 1)) {
+	if (nfds != PG_GUARD_FDS) {
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
 		return;
@@ -491,18 +490,17 @@ g_guard_msg(struct pg_msg *m, int *fds, int nfds)
 	close(fds[0]);			/* A: the oracle has it. */
 	if (gc != NULL && !g_alive(gc))
 		m->pm_error = EPIPE;	/* Its last copy is gone already. */
-	/* The child first, so that it is gone from us when pdfork returns. */
-	if (child) {
-		c = PG_GO;
-		if (m->pm_error == 0)
-			(void)write(fds[3], &c, 1);
-		close(fds[3]);
+	if (!child) {
+		m->pm_op = PG_ACK;
+		(void)send(fds[1], m, sizeof(*m), MSG_DONTWAIT | MSG_NOSIGNAL);
 	}
-	m->pm_op = PG_ACK;
-	(void)send(fds[1], m, sizeof(*m), MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (gc != NULL && m->pm_error != 0)
 		g_closed(gc);		/* Kills it, closes B and the pidfd. */
 	else if (gc == NULL) {
+		if (child) {
+			(void)sys_pidfd_send_signal(fds[2], SIGKILL);
+			g_tell_owner(PG_CLOSED, m->pm_id, m->pm_pid);
+		}
 		close(fds[1]);
 		close(fds[2]);
 	}

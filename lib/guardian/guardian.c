@@ -142,11 +142,12 @@ g_flush_owner(void)
 }
 
 /*
- * Tell the owner about gc (PG_CLOSED): never waits.  What its full socket
- * refuses waits here, in order, until the socket drains (EPOLLOUT).
+ * Tell the owner about descriptor id of process pid (PG_CLOSED): never
+ * waits.  What its full socket refuses waits here, in order, until the
+ * socket drains (EPOLLOUT).
  */
 void
-g_tell_owner(uint32_t op, const struct gchild *gc)
+g_tell_owner(uint32_t op, uint64_t id, pid_t pid)
 {
 	struct gnote gn, *notes;
 	size_t max;
@@ -154,8 +155,8 @@ g_tell_owner(uint32_t op, const struct gchild *gc)
 	if (!g_owner)
 		return;
 	gn.gn_op = op;
-	gn.gn_id = gc->gc_id;
-	gn.gn_pid = gc->gc_pid;
+	gn.gn_id = id;
+	gn.gn_pid = pid;
 	if (g_nnotes == 0 && g_send_owner(&gn) != EAGAIN)
 		return;			/* Sent, or the owner is gone. */
 	if (g_nnotes == g_maxnotes) {
@@ -196,8 +197,17 @@ g_control(void)
 
 	for (;;) {
 		if ((n = procdesc_wire_recv(PG_CTL_FD, &m, fds,
-		    PG_WIRE_MAXFDS, &nfds, &trunc, MSG_DONTWAIT)) == -1)
+		    PG_WIRE_MAXFDS, &nfds, &trunc, MSG_DONTWAIT)) == -1) {
+			/*
+			 * The owner's end went with our notes unread: the
+			 * kernel says so once, before the messages still
+			 * queued (new children's registrations), and the
+			 * EOF comes after them.
+			 */
+			if (errno == ECONNRESET)
+				continue;
 			return (errno == EAGAIN || errno == EINTR);
+		}
 		if (n == 0 && nfds == 0 && g_ctl_eof())
 			return (false);
 		if (n == (ssize_t)sizeof(m) && !trunc && m.pm_op == PG_GUARD) {
@@ -227,8 +237,8 @@ g_orphaned(void)
  * invoking user must not be able to signal, ptrace or slow it, so every id
  * becomes the effective one and the process is not dumpable.  Then the
  * usual daemon hygiene: every signal at its default action, but SIGPIPE,
- * ignored (a new child may be dead before we write its go byte); and as
- * many fds as the hard limit allows.
+ * ignored (a holder may hang up before its answer); and as many fds as
+ * the hard limit allows.
  */
 static void
 g_sanitize(void)
@@ -267,6 +277,19 @@ g_sanitize(void)
 	    (size_t)(rl.rlim_cur - G_RESERVE) / G_FDS_PER_CHILD : 0;
 }
 
+/*
+ * Take everything the owner sent so far.  Also before a holder's query is
+ * refused: the registration of a descriptor is queued here before pdfork
+ * returns it, but the holder's query may be read first.
+ */
+void
+g_ctl_drain(void)
+{
+
+	if (g_owner && !g_control())
+		g_orphaned();
+}
+
 static void
 g_event(const struct epoll_event *ev)
 {
@@ -274,8 +297,7 @@ g_event(const struct epoll_event *ev)
 	if (ev->data.u64 == G_EV_CTL) {
 		if ((ev->events & EPOLLOUT) != 0)
 			g_flush_owner();
-		if (!g_control())
-			g_orphaned();
+		g_ctl_drain();
 	} else if (ev->data.u64 == G_EV_LISTEN)
 		g_query_listen_event();
 	else if ((ev->data.u64 & G_TAG_MASK) == G_TAG_QUERY)

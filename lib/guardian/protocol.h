@@ -18,15 +18,13 @@
  * connect(2).
  *
  *	control socket (one per guardian, the owner's end is close-on-exec)
- *	  child -> guardian	PG_GUARD + SCM_RIGHTS [A, B, pidfd, go]
+ *	  child -> guardian	PG_GUARD | PG_CHILD + SCM_RIGHTS [A, B, pidfd]
  *	  owner -> guardian	PG_GUARD + SCM_RIGHTS [A, B, pidfd] (pdopenpid)
  *	  owner -> guardian	PG_STATUS (the exit the owner saw)
  *	  guardian -> owner	PG_HELLO, once, right after exec
  *	  guardian -> owner	PG_CLOSED (the last copy of A is gone)
  *	B -> A (the descriptor's own queue, read by the owner only)
- *	  guardian -> owner	PG_ACK, after PG_GUARD
- *	go (the write end of the new child's pipe)
- *	  guardian -> child	one byte once it guards the child, else EOF
+ *	  guardian -> owner	PG_ACK, after pdopenpid's PG_GUARD
  *	the guardian's listener, "procdesc-guardian:<key>" (any holder)
  *	  holder -> guardian	PG_QUERY + SCM_RIGHTS [the descriptor]
  *	  guardian -> holder	PG_INFO + SCM_RIGHTS [a pidfd of the process]
@@ -50,13 +48,13 @@
 #define	PG_GUARD	1	/* Guard pm_pid, whose pidfd comes along. */
 #define	PG_STATUS	2	/* The owner saw pm_id exit: pm_code... */
 #define	PG_HELLO	3	/* It runs: pm_pid, pm_capacity, pm_id key. */
-#define	PG_ACK		4	/* Guarded (pm_error 0) or refused. */
+#define	PG_ACK		4	/* pdopenpid: guarded (pm_error 0) or not. */
 #define	PG_CLOSED	5	/* The last copy of pm_id's descriptor went. */
 #define	PG_QUERY	6	/* What is this descriptor?  pm_flags PG_WAIT. */
 #define	PG_INFO		7	/* The answer: pm_error, pm_state, the exit. */
 
 /* pm_flags of PG_GUARD and PG_INFO: PD_* of the descriptor, and: */
-#define	PG_CHILD	0x100	/* A pdfork child: its owner reaps it. */
+#define	PG_CHILD	0x100	/* A new child: its owner reaps it, no PG_ACK. */
 /* pm_flags of PG_QUERY: */
 #define	PG_WAIT		0x1	/* Answer once the exit is known. */
 
@@ -66,18 +64,18 @@
 #define	PG_RUSAGE	0x4	/* pm_ru is the exit's (a parent saw it). */
 
 /*
- * The descriptors of PG_GUARD, in this order: A, B, a pidfd of the
- * process, and for a new child the write end of the pipe it waits on.
+ * The descriptors of PG_GUARD, in this order: A, B and a pidfd of the
+ * process.
  */
-#define	PG_GUARD_FDS	4
-#define	PG_GO		'g'	/* The guardian's word to a new child. */
+#define	PG_GUARD_FDS	3
 
 /*
- * A new child that could not register exits, before any code of the
- * application, with PG_EXIT_ERRNO + the errno value (masked), so that the
- * parent can say why pdfork failed.  An exit status has 8 bits: the top
- * one says "errno", the other seven carry it (the errors a registration
- * meets, EMFILE, ENOMEM, EAGAIN..., are all below 128).
+ * A new child that could not register (no room for its pidfd, the
+ * guardian gone) exits, before any code of the application, with
+ * PG_EXIT_ERRNO + the errno value (masked), so that its status says why.
+ * An exit status has 8 bits: the top one says "errno", the other seven
+ * carry it (the errors a registration meets, EMFILE, ENOMEM, EPIPE..., are
+ * all below 128).
  */
 #define	PG_EXIT_ERRNO	128
 #define	PG_EXIT_MASK	(PG_EXIT_ERRNO - 1)

@@ -250,6 +250,10 @@ g_query_event(struct gquery *q, uint32_t events)
 	if ((error = g_query_read(q, &flags, &cookie)) == EAGAIN)
 		return;
 	gc = (error == 0) ? g_guard_by_cookie(cookie) : NULL;
+	if (gc == NULL && error == 0) {
+		g_ctl_drain();
+		gc = g_guard_by_cookie(cookie);
+	}
 	if (gc == NULL)
 		g_reply(q, NULL, EBADF);
 	else if (gc->gc_recorded || (flags & PG_WAIT) == 0)
