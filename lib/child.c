@@ -92,20 +92,16 @@ procdesc_child_adopt(struct procdesc_child *ch)
 
 /*
  * The entry of descriptor dp, if it is the descriptor pdfork made for one
- * of our children: its id (from its name) finds the entry, and its socket
- * cookie must be the one we recorded, so that no look-alike named after
- * it passes.  mtx held.
+ * of our children: its socket cookie, which the kernel gave that socket
+ * alone and never reuses, finds the entry, so that nothing else passes,
+ * a look-alike named after it included.  mtx held.
  */
 static struct procdesc_child *
 ch_find(const struct procdesc_desc *dp)
 {
-	struct procdesc_child *ch;
 
 	PROCDESC_ASSERT_LOCKED();
-	if ((ch = procdesc_registry_id(dp->dd_id)) != NULL &&
-	    ch->ch_cookie == dp->dd_cookie)
-		return (ch);
-	return (NULL);
+	return (procdesc_registry_cookie(dp->dd_cookie));
 }
 
 /* Reap ch's zombie; mtx held. */

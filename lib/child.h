@@ -42,7 +42,8 @@ struct procdesc_desc;
  */
 struct procdesc_child {
 	struct procdesc_hlink	 ch_bypid;	/* (l) registry.c's, by pid. */
-	struct procdesc_hlink	 ch_byid;	/* (l) And by id. */
+	struct procdesc_hlink	 ch_byid;	/* (l) And by id, */
+	struct procdesc_hlink	 ch_bycookie;	/* (l) and by cookie. */
 	uint64_t		 ch_id;		/* (c) The descriptor's id, */
 	uint64_t		 ch_cookie;	/* (c) and its socket cookie. */
 	struct procdesc_proc	 ch_proc;	/* (c) The process. */

@@ -109,20 +109,31 @@ procdesc_desc_cookie(int fd, uint64_t *cookiep)
 }
 
 /*
- * What descriptor fd is: 0, EBADF if fd is not open, EINVAL if it is not
- * named as a process descriptor.  Whether it is one is for its owner or
- * its guardian to say.
+ * What descriptor fd is: 0 and its socket cookie, which is all that its
+ * owner needs to know it (child.c); EBADF if fd is not open, EINVAL if it
+ * is no socket.
  */
 int
 procdesc_desc_ident(int fd, struct procdesc_desc *dp)
 {
+
+	return (procdesc_desc_cookie(fd, &dp->dd_cookie));
+}
+
+/*
+ * The key of the guardian that descriptor fd names (its name's first
+ * number): 0, or EINVAL if fd is not named as a process descriptor.
+ * Whether it is one is for that guardian to say.
+ */
+static int
+ds_key(int fd, uint64_t *keyp)
+{
 	struct sockaddr_un sa;
 	const char *p;
 	socklen_t len;
+	uint64_t id;
 	int error, saved;
 
-	if ((error = procdesc_desc_cookie(fd, &dp->dd_cookie)) != 0)
-		return (error);
 	saved = errno;
 	len = sizeof(sa);
 	memset(&sa, 0, sizeof(sa));
@@ -137,7 +148,7 @@ procdesc_desc_ident(int fd, struct procdesc_desc *dp)
 		return (EINVAL);
 	((char *)&sa)[len] = '\0';
 	p = sa.sun_path + sizeof(PG_NAME_PREFIX);
-	if (!ds_hex(&p, ':', &dp->dd_key) || !ds_hex(&p, '\0', &dp->dd_id))
+	if (!ds_hex(&p, ':', keyp) || !ds_hex(&p, '\0', &id))
 		return (EINVAL);
 	return (0);
 }
@@ -216,26 +227,28 @@ ds_answer(int s, bool wait, struct procdesc_info *ip, int *pidfdp)
 }
 
 /*
- * Ask the guardian of descriptor fd (read as *dp) what it is: 0, *ip and a
- * pidfd of its process; EINVAL if the guardian does not know it (not a
- * process descriptor: a look-alike, or one of a guardian that is gone).
- * wait: not before the exit is recorded (EINTR if a signal comes first).  The guardian is whoever
- * listens on the name: its uid, which the kernel vouches for, goes into
- * *ip, for the caller to judge what the descriptor may do (wait.c, NOTES
- * 6.1).
+ * Ask the guardian that descriptor fd names what it is: 0, *ip and a
+ * pidfd of its process; EINVAL if fd is not named as a process descriptor
+ * or the guardian does not know it (a look-alike, or one of a guardian
+ * that is gone).  wait: not before the exit is recorded (EINTR if a
+ * signal comes first).  The guardian is whoever listens on the name: its
+ * uid, which the kernel vouches for, goes into *ip, for the caller to
+ * judge what the descriptor may do (wait.c, NOTES 6.1).
  */
 int
-procdesc_desc_query(int fd, const struct procdesc_desc *dp, bool wait,
-    struct procdesc_info *ip, int *pidfdp)
+procdesc_desc_query(int fd, bool wait, struct procdesc_info *ip,
+    int *pidfdp)
 {
 	struct ucred uc;
 	socklen_t len;
+	uint64_t key;
 	int error, s, saved;
 
 	saved = errno;
 	s = -1;
 	uc.uid = (uid_t)-1;
-	if ((error = ds_connect(dp->dd_key, &s)) != 0) {
+	if ((error = ds_key(fd, &key)) != 0 ||
+	    (error = ds_connect(key, &s)) != 0) {
 		errno = saved;
 		return (error);
 	}

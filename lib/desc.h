@@ -27,8 +27,6 @@
 /* What a descriptor is, as any holder reads it. */
 struct procdesc_desc {
 	uint64_t	dd_cookie;	/* SO_COOKIE: its identity. */
-	uint64_t	dd_key;		/* Its guardian's, from its name. */
-	uint64_t	dd_id;		/* Its id, from its name. */
 	bool		dd_kernel;	/* The kernel's pidfd (autokill.c). */
 };
 
@@ -47,8 +45,8 @@ struct procdesc_info {
 int	procdesc_desc_ident(int fd, struct procdesc_desc *dp) PROCDESC_HIDDEN;
 int	procdesc_desc_cookie(int fd, uint64_t *cookiep) PROCDESC_HIDDEN;
 int	procdesc_desc_bind(int fd, uint64_t key, uint64_t id) PROCDESC_HIDDEN;
-int	procdesc_desc_query(int fd, const struct procdesc_desc *dp, bool wait,
-	    struct procdesc_info *ip, int *pidfdp) PROCDESC_HIDDEN;
+int	procdesc_desc_query(int fd, bool wait, struct procdesc_info *ip,
+	    int *pidfdp) PROCDESC_HIDDEN;
 uint64_t procdesc_desc_new_id(void) PROCDESC_HIDDEN;
 
 #endif /* !_PROCDESC_DESC_H_ */

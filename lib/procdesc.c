@@ -165,16 +165,15 @@ pd_ident(int fd, int notpd, struct procdesc_desc *dp)
 }
 
 /*
- * What descriptor fd (read as *dp) names, if it is not the owner's own:
- * its guardian's answer and a pidfd of its process.
+ * What descriptor fd names, if it is not the owner's own: its guardian's
+ * answer and a pidfd of its process.
  */
 static int
-pd_foreign(int fd, const struct procdesc_desc *dp, int notpd,
-    struct procdesc_info *ip, int *pidfdp)
+pd_foreign(int fd, int notpd, struct procdesc_info *ip, int *pidfdp)
 {
 	int error;
 
-	error = procdesc_wait_foreign(fd, dp, false, ip, pidfdp);
+	error = procdesc_wait_foreign(fd, false, ip, pidfdp);
 	return (error == EINVAL ? notpd : error);
 }
 
@@ -193,7 +192,7 @@ pd_getpid(int fd, pid_t *pidp)
 		if ((error = procdesc_pidfd_pid(fd, &pid)) != 0)
 			return (error);
 	} else if (!procdesc_child_pid(&d, &pid)) {
-		if ((error = pd_foreign(fd, &d, EBADF, &in, &pidfd)) != 0)
+		if ((error = pd_foreign(fd, EBADF, &in, &pidfd)) != 0)
 			return (error);
 		error = procdesc_wait_pid(&in, pidfd, &pid);
 		close(pidfd);
@@ -234,7 +233,7 @@ pd_kill(int fd, int signum)
 		return (procdesc_ak_kill(fd, signum));
 	if ((error = procdesc_child_kill(&d, signum, &mine)) != 0 || mine)
 		return (error);
-	if ((error = pd_foreign(fd, &d, EBADF, &in, &pidfd)) != 0)
+	if ((error = pd_foreign(fd, EBADF, &in, &pidfd)) != 0)
 		return (error);
 	error = 0;
 	if ((in.in_state & PG_EXITED) == 0 &&
@@ -340,7 +339,7 @@ pd_dupfd(int fd, int remotefd, int flags, int *newfdp)
 	if (d.dd_kernel)
 		return (procdesc_ak_dupfd(fd, remotefd, newfdp));
 	if (procdesc_child_pidfd(&d, &pidfd) != 0 &&
-	    (error = pd_foreign(fd, &d, EINVAL, &in, &pidfd)) != 0)
+	    (error = pd_foreign(fd, EINVAL, &in, &pidfd)) != 0)
 		return (error);
 	error = 0;
 	if ((*newfdp = sys_pidfd_getfd(pidfd, remotefd, 0)) == -1)

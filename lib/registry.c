@@ -6,11 +6,12 @@
 
 /*
  * The registry: this process's pdfork children's entries, by pid (for the
- * reaper) and by descriptor id (for the calls' fast paths in the owner).
+ * reaper), by descriptor id (for the guardian's word) and by the
+ * descriptor's socket cookie (for the calls' fast paths in the owner).
  * A plain table, as FreeBSD keeps its pid hash apart from what hangs off
  * it: what an entry means and when it comes and goes is child.c's.
  *
- * Invariants: an entry is in both tables or in neither; every function
+ * Invariants: an entry is in every table or in none; every function
  * runs with procdesc_mtx held.
  */
 
@@ -21,6 +22,7 @@
 
 static struct procdesc_htab rg_bypid;	/* (l) */
 static struct procdesc_htab rg_byid;	/* (l) */
+static struct procdesc_htab rg_bycookie;	/* (l) */
 
 /* Room for one more entry, so that procdesc_registry_insert() is quick. */
 int
@@ -29,8 +31,9 @@ procdesc_registry_reserve(void)
 	int error;
 
 	PROCDESC_ASSERT_LOCKED();
-	if ((error = procdesc_hash_reserve(&rg_bypid)) == 0)
-		error = procdesc_hash_reserve(&rg_byid);
+	if ((error = procdesc_hash_reserve(&rg_bypid)) == 0 &&
+	    (error = procdesc_hash_reserve(&rg_byid)) == 0)
+		error = procdesc_hash_reserve(&rg_bycookie);
 	return (error);
 }
 
@@ -42,6 +45,7 @@ procdesc_registry_insert(struct procdesc_child *ch)
 	procdesc_hash_insert(&rg_bypid, &ch->ch_bypid,
 	    (uint64_t)ch->ch_proc.pp_pid);
 	procdesc_hash_insert(&rg_byid, &ch->ch_byid, ch->ch_id);
+	procdesc_hash_insert(&rg_bycookie, &ch->ch_bycookie, ch->ch_cookie);
 }
 
 void
@@ -51,6 +55,7 @@ procdesc_registry_remove(struct procdesc_child *ch)
 	PROCDESC_ASSERT_LOCKED();
 	procdesc_hash_remove(&rg_bypid, &ch->ch_bypid);
 	procdesc_hash_remove(&rg_byid, &ch->ch_byid);
+	procdesc_hash_remove(&rg_bycookie, &ch->ch_bycookie);
 }
 
 /*
@@ -79,6 +84,18 @@ procdesc_registry_id(uint64_t id)
 	l = procdesc_hash_first(&rg_byid, id);
 	return (l == NULL ? NULL :
 	    PROCDESC_HENTRY(l, struct procdesc_child, ch_byid));
+}
+
+/* The entry whose descriptor has socket cookie cookie: nobody else's. */
+struct procdesc_child *
+procdesc_registry_cookie(uint64_t cookie)
+{
+	struct procdesc_hlink *l;
+
+	PROCDESC_ASSERT_LOCKED();
+	l = procdesc_hash_first(&rg_bycookie, cookie);
+	return (l == NULL ? NULL :
+	    PROCDESC_HENTRY(l, struct procdesc_child, ch_bycookie));
 }
 
 struct rg_each {
@@ -119,4 +136,5 @@ procdesc_registry_atfork_child(void)
 
 	procdesc_hash_forget(&rg_bypid);
 	procdesc_hash_forget(&rg_byid);
+	procdesc_hash_forget(&rg_bycookie);
 }

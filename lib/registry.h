@@ -28,6 +28,8 @@ void	procdesc_registry_remove(struct procdesc_child *ch) PROCDESC_HIDDEN;
 struct procdesc_child *procdesc_registry_pid(pid_t pid,
 	    const struct procdesc_child *after) PROCDESC_HIDDEN;
 struct procdesc_child *procdesc_registry_id(uint64_t id) PROCDESC_HIDDEN;
+struct procdesc_child *procdesc_registry_cookie(uint64_t cookie)
+    PROCDESC_HIDDEN;
 void	procdesc_registry_foreach(void (*fn)(struct procdesc_child *, void *),
 	    void *arg) PROCDESC_HIDDEN;
 void	procdesc_registry_atfork_child(void) PROCDESC_HIDDEN;

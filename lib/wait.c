@@ -173,12 +173,12 @@ wt_credible(const struct procdesc_info *ip, int pidfd)
  * wait: not before its exit is recorded.
  */
 int
-procdesc_wait_foreign(int fd, const struct procdesc_desc *dp, bool wait,
-    struct procdesc_info *ip, int *pidfdp)
+procdesc_wait_foreign(int fd, bool wait, struct procdesc_info *ip,
+    int *pidfdp)
 {
 	int error;
 
-	if ((error = procdesc_desc_query(fd, dp, wait, ip, pidfdp)) != 0)
+	if ((error = procdesc_desc_query(fd, wait, ip, pidfdp)) != 0)
 		return (error);
 	if (!wt_credible(ip, *pidfdp)) {
 		close(*pidfdp);
@@ -283,8 +283,7 @@ wt_owner(int pidfd, pid_t pid, siginfo_t *si, struct rusage *ru)
  * guardian's record.
  */
 static int
-wt_foreign_event(int fd, const struct procdesc_desc *dp, int options,
-    siginfo_t *si, struct rusage *ru)
+wt_foreign_event(int fd, int options, siginfo_t *si, struct rusage *ru)
 {
 	struct procdesc_info in;
 	enum procdesc_view v;
@@ -292,8 +291,8 @@ wt_foreign_event(int fd, const struct procdesc_desc *dp, int options,
 	int error, pidfd;
 
 	for (;;) {
-		if ((error = procdesc_wait_foreign(fd, dp, false, &in,
-		    &pidfd)) != 0)
+		if ((error = procdesc_wait_foreign(fd, false, &in, &pidfd)) !=
+		    0)
 			return (error);
 		if (procdesc_wait_pid(&in, pidfd, &pid) != 0)
 			pid = 0;
@@ -322,8 +321,8 @@ wt_foreign_event(int fd, const struct procdesc_desc *dp, int options,
 			return (ECHILD);
 		if ((options & WNOHANG) != 0 && (in.in_state & PG_EXITED) == 0)
 			return (EAGAIN);
-		if ((error = procdesc_wait_foreign(fd, dp, true, &in,
-		    &pidfd)) != 0)
+		if ((error = procdesc_wait_foreign(fd, true, &in, &pidfd)) !=
+		    0)
 			return (error);
 		close(pidfd);
 		if ((in.in_state & PG_RECORDED) != 0)
@@ -350,7 +349,7 @@ procdesc_wait_event(int fd, const struct procdesc_desc *dp, int options,
 			break;
 		case PROCDESC_VIEW_NONE:
 		case PROCDESC_VIEW_HIDDEN:	/* Only for waits by pid. */
-			return (wt_foreign_event(fd, dp, options, si, ru));
+			return (wt_foreign_event(fd, options, si, ru));
 		}
 	}
 }

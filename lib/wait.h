@@ -32,8 +32,8 @@ int	procdesc_wait_status(const siginfo_t *si) PROCDESC_HIDDEN;
 int	procdesc_wait_result(const siginfo_t *si, int options) PROCDESC_HIDDEN;
 int	procdesc_wait_event(int fd, const struct procdesc_desc *dp,
 	    int options, siginfo_t *si, struct rusage *ru) PROCDESC_HIDDEN;
-int	procdesc_wait_foreign(int fd, const struct procdesc_desc *dp,
-	    bool wait, struct procdesc_info *ip, int *pidfdp) PROCDESC_HIDDEN;
+int	procdesc_wait_foreign(int fd, bool wait, struct procdesc_info *ip,
+	    int *pidfdp) PROCDESC_HIDDEN;
 int	procdesc_wait_pid(const struct procdesc_info *ip, int pidfd,
 	    pid_t *pidp) PROCDESC_HIDDEN;
 
