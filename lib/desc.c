@@ -109,18 +109,6 @@ procdesc_desc_cookie(int fd, uint64_t *cookiep)
 }
 
 /*
- * What descriptor fd is: 0 and its socket cookie, which is all that its
- * owner needs to know it (child.c); EBADF if fd is not open, EINVAL if it
- * is no socket.
- */
-int
-procdesc_desc_ident(int fd, struct procdesc_desc *dp)
-{
-
-	return (procdesc_desc_cookie(fd, &dp->dd_cookie));
-}
-
-/*
  * The key of the guardian that descriptor fd names (its name's first
  * number): 0, or EINVAL if fd is not named as a process descriptor.
  * Whether it is one is for that guardian to say.

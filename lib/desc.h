@@ -42,7 +42,6 @@ struct procdesc_info {
 	uid_t		 in_uid;	/* The guardian's (SO_PEERCRED). */
 };
 
-int	procdesc_desc_ident(int fd, struct procdesc_desc *dp) PROCDESC_HIDDEN;
 int	procdesc_desc_cookie(int fd, uint64_t *cookiep) PROCDESC_HIDDEN;
 int	procdesc_desc_bind(int fd, uint64_t key, uint64_t id) PROCDESC_HIDDEN;
 int	procdesc_desc_query(int fd, bool wait, struct procdesc_info *ip,

@@ -197,12 +197,12 @@ gc_prepare(struct procdesc_ck_req *cr, int pdflags, uint64_t id)
 	if ((error = gc_pair(cr, pdflags, id)) != 0)
 		return (error);
 	if (cr->cr_spawn)
-		cr->cr_spare = fcntl(cr->cr_peer, F_DUPFD_CLOEXEC, 0);
-	if (cr->cr_spawn ? cr->cr_spare == -1 :
-	    pipe2(cr->cr_go, O_CLOEXEC) == -1) {
-		error = errno;
+		error = (cr->cr_spare = fcntl(cr->cr_peer, F_DUPFD_CLOEXEC,
+		    0)) == -1 ? errno : 0;
+	else
+		error = pipe2(cr->cr_go, O_CLOEXEC) == -1 ? errno : 0;
+	if (error != 0)
 		gc_abort(cr);
-	}
 	return (error);
 }
 

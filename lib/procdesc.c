@@ -149,14 +149,16 @@ pd_ident(int fd, int notpd, struct procdesc_desc *dp)
 	if ((error = procdesc_kernel_ok()) != 0)
 		return (error);
 	/*
-	 * Either test is complete on its own; the hint only orders them, so
-	 * that each kind pays for one (a wrong hint costs one call).
+	 * The kernel's mark proves a descriptor of the kernel's path; a
+	 * socket's cookie is what the owner's entry (child.c) or else the
+	 * guardian then checks.  The hint only orders the two tests, so that
+	 * each kind pays for one (a wrong hint costs one call).
 	 */
 	dp->dd_kernel = procdesc_ak_hinted(fd);
 	if (dp->dd_kernel && (error = procdesc_ak_ident(fd)) == EINVAL)
 		dp->dd_kernel = false;
 	if (!dp->dd_kernel &&
-	    (error = procdesc_desc_ident(fd, dp)) == EINVAL &&
+	    (error = procdesc_desc_cookie(fd, &dp->dd_cookie)) == EINVAL &&
 	    (error = procdesc_ak_ident(fd)) == 0)
 		dp->dd_kernel = true;
 	if (error == 0)
