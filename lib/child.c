@@ -71,9 +71,10 @@ procdesc_child_discard(struct procdesc_child *ch)
 }
 
 /*
- * The child is guarded and runs: file its entry, unless its guardian died
- * meanwhile (EAGAIN): the guardian's children were failed closed before
- * this one was among them, so it must be killed too.
+ * The child is registered with its guardian: file its entry, before the
+ * child runs (create.c), unless the guardian died meanwhile (EAGAIN): the
+ * guardian's children were failed closed before this one was among them,
+ * so it must be killed too.
  */
 int
 procdesc_child_adopt(struct procdesc_child *ch)

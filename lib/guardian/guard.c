@@ -465,11 +465,11 @@ g_may_guard(int pidfd)
 
 /*
  * PG_GUARD: take the process or refuse.  fds: A, B and a pidfd, exactly;
- * anything else is closed and ignored.  A new child (PG_CHILD) sent it
- * itself and runs on without an answer: its owner counted our room before
- * the clone, so a refusal (no memory) or a descriptor gone already (its
- * owner died meanwhile) kills it.  pdopenpid's owner waits for PG_ACK on
- * A.
+ * anything else is closed and ignored.  A new child's (PG_CHILD: sent by
+ * its parent, or after RFSPAWN by the child) gets no answer, and the
+ * child runs on: its owner counted our room before the clone, so a
+ * refusal (no memory) or a descriptor gone already (its owner died
+ * meanwhile) kills it.  pdopenpid's owner waits for PG_ACK on A.
  */
 void
 g_guard_msg(struct pg_msg *m, int *fds, int nfds)
