@@ -207,13 +207,14 @@ gc_prepare(struct procdesc_ck_req *cr, int pdflags, uint64_t id)
 }
 
 /*
- * The new child's registration, PG_GUARD with A, B and a pidfd, on the
- * guardian's control socket; 0 or an errno value.  Raw system calls only
- * when called in the child.
+ * A registration, PG_GUARD with A, B and a pidfd of process pid, on the
+ * guardian's control socket: pgflags (PG_CHILD for a new child) besides
+ * PD_*, sendflags for sendmsg(2); 0 or an errno value.  Raw system calls
+ * only, as in the new child.
  */
 static int PROCDESC_NOSAN
 gc_register(const struct procdesc_ck_req *cr, pid_t pid, int pidfd,
-    int flags)
+    uint32_t pgflags, int sendflags)
 {
 	struct gc_guard g;
 	int fds[PG_GUARD_FDS];
@@ -221,9 +222,9 @@ gc_register(const struct procdesc_ck_req *cr, pid_t pid, int pidfd,
 	fds[0] = cr->cr_fd;
 	fds[1] = cr->cr_peer;
 	fds[2] = pidfd;
-	gc_guard_msg(&g, cr->cr_id, pid, cr->cr_flags | PG_CHILD, fds,
+	gc_guard_msg(&g, cr->cr_id, pid, cr->cr_flags | pgflags, fds,
 	    PG_GUARD_FDS);
-	if (sys_sendmsg(cr->cr_ctl, &g.gg_mh, MSG_NOSIGNAL | flags) == -1)
+	if (sys_sendmsg(cr->cr_ctl, &g.gg_mh, MSG_NOSIGNAL | sendflags) == -1)
 		return (errno);
 	return (0);
 }
@@ -261,7 +262,7 @@ gc_child(const struct procdesc_ck_req *cr)
 	self = sys_getpid();
 	if ((pidfd = sys_pidfd_open(self, 0)) == -1)
 		sys_exit_group(PG_EXIT_ERRNO + (errno & PG_EXIT_MASK));
-	if ((error = gc_register(cr, self, pidfd, 0)) != 0)
+	if ((error = gc_register(cr, self, pidfd, PG_CHILD, 0)) != 0)
 		sys_exit_group(PG_EXIT_ERRNO + (error & PG_EXIT_MASK));
 	sys_close(pidfd);
 	sys_close(cr->cr_fd);
@@ -282,7 +283,7 @@ gc_adopt(struct procdesc_ck_req *cr, pid_t pid, int pidfd,
 
 	error = 0;
 	if (!cr->cr_spawn)
-		error = gc_register(cr, pid, pidfd, MSG_DONTWAIT);
+		error = gc_register(cr, pid, pidfd, PG_CHILD, MSG_DONTWAIT);
 	/* Only the guardian holds B now, or will, from the message. */
 	gc_close(&cr->cr_peer);
 	gc_close(&cr->cr_spare);
@@ -338,19 +339,13 @@ static int
 gc_open(pid_t pid, int pidfd, int pdflags, struct procdesc_ck_req *cr,
     int *fdp)
 {
-	struct gc_guard g;
 	struct pg_msg m;
-	int error, fds[PG_GUARD_FDS];
+	int error;
 
 	if ((error = gc_pair(cr, pdflags, procdesc_desc_new_id())) != 0)
 		return (error);
-	fds[0] = cr->cr_fd;
-	fds[1] = cr->cr_peer;
-	fds[2] = pidfd;
-	gc_guard_msg(&g, cr->cr_id, pid, cr->cr_flags, fds, PG_GUARD_FDS);
-	if (sys_sendmsg(cr->cr_ctl, &g.gg_mh, MSG_NOSIGNAL | MSG_DONTWAIT) ==
-	    -1)
-		error = (errno == EAGAIN) ? EAGAIN : ESRCH;
+	if ((error = gc_register(cr, pid, pidfd, 0, MSG_DONTWAIT)) != 0)
+		error = (error == EAGAIN) ? EAGAIN : ESRCH;
 	close(cr->cr_peer);
 	if (error == 0 && (error = procdesc_guardian_recv(cr->cr_fd,
 	    &m)) == 0)
