@@ -86,6 +86,31 @@ sys_pidfd_getfd(int _fd, int _remotefd, unsigned int _flags)
 	return ((int)syscall(SYS_pidfd_getfd, _fd, _remotefd, _flags));
 }
 
+/*
+ * kcmp(2) with KCMP_EPOLL_TFD (Linux 4.13; needs CONFIG_KCMP): whether the
+ * epoll instance epfd of the caller holds a registration made under
+ * descriptor number tfd.  0, 1 or 2 if it does, -1 with ENOENT if not.
+ * The type and slot as <linux/kcmp.h> has them, which musl lacks.
+ */
+#define	PROCDESC_KCMP_EPOLL_TFD	7
+struct procdesc_kcmp_epoll_slot {
+	uint32_t	ks_efd;
+	uint32_t	ks_tfd;
+	uint32_t	ks_toff;
+};
+
+static inline int
+sys_kcmp_epoll_tfd(pid_t _self, int _epfd, int _tfd)
+{
+	struct procdesc_kcmp_epoll_slot _slot;
+
+	_slot.ks_efd = (uint32_t)_epfd;
+	_slot.ks_tfd = (uint32_t)_tfd;
+	_slot.ks_toff = 0;
+	return ((int)syscall(SYS_kcmp, _self, _self, PROCDESC_KCMP_EPOLL_TFD,
+	    _epfd, &_slot));
+}
+
 /* waitid(2) with the kernel's fifth, rusage argument (glibc hides it). */
 static inline int
 sys_waitid(int _idtype, int _id, siginfo_t *_si, int _options,

@@ -450,6 +450,61 @@ T_TC(close__reap_without_pidfd_getfd, "without pidfd_getfd the last "
 	    "child stayed a zombie after its last close");
 }
 
+/*
+ * Where kcmp(2) is refused (no CONFIG_KCMP; a container's seccomp profile)
+ * the guardian reads its oracle from /proc/self/fdinfo instead: a holder's
+ * shutdown(2) still kills nothing, the last close still kills.  Returns 0,
+ * or which step failed.
+ */
+static int
+oracle_without_kcmp(void)
+{
+	struct pollfd pfd;
+	int fd, copy, w, bfd, bw;
+	pid_t pid, b;
+
+	if (t_refuse_syscall(SYS_kcmp, T_ANY_ARG, ENOSYS) == -1)
+		return (100);
+	/* The first pdfork here starts this process's guardian. */
+	if ((pid = pdfork(&fd, 0)) == 0)
+		for (;;)
+			pause();
+	if (pid == -1 || (w = (int)syscall(SYS_pidfd_open, pid, 0)) == -1 ||
+	    (copy = dup(fd)) == -1)
+		return (101);
+	if (shutdown(copy, SHUT_RDWR) == -1 || close(fd) == -1)
+		return (102);
+	/* A barrier: the guardian takes B's events in their order. */
+	if ((b = pdfork(&bfd, 0)) == 0)
+		for (;;)
+			pause();
+	if (b == -1 || (bw = (int)syscall(SYS_pidfd_open, b, 0)) == -1)
+		return (103);
+	(void)close(bfd);
+	pfd.fd = bw;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, T_LONG_MS) != 1)
+		return (103);
+	pfd.fd = w;
+	if (poll(&pfd, 1, 0) != 0)
+		return (104);
+	(void)close(copy);
+	return (poll(&pfd, 1, T_LONG_MS) == 1 ? 0 : 105);
+}
+
+T_TC(close__oracle_without_kcmp, "without kcmp(2) a holder's shutdown "
+    "kills nothing and the last close kills")
+{
+	pid_t y;
+
+	ATF_REQUIRE((y = fork()) != -1);
+	if (y == 0)
+		_exit(oracle_without_kcmp());
+	ATF_CHECK_EQ_MSG(t_reap(y), 0, "100: no seccomp; 104: a holder's "
+	    "shutdown or the first close killed the child; 105: it survived "
+	    "its last close");
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 
@@ -467,5 +522,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, close__closefrom_internal);
 	ATF_TP_ADD_TC(tp, close__sentry_without_close_range);
 	ATF_TP_ADD_TC(tp, close__reap_without_pidfd_getfd);
+	ATF_TP_ADD_TC(tp, close__oracle_without_kcmp);
 	return (atf_no_error());
 }

