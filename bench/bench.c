@@ -62,7 +62,8 @@ struct iters {
 	size_t	it_close;		/* Close-kill runs, each kind. */
 	size_t	it_owner;		/* Owner-kill runs. */
 	size_t	it_exit;		/* Exit notification runs, each. */
-	size_t	it_scale;		/* Live children, scale section. */
+	size_t	it_scale;		/* Live children, scale section, */
+	size_t	it_scale_rounds;	/* made this many times. */
 	int	it_idle;		/* Idle seconds with them. */
 	int	it_budget;		/* Seconds allowed to make them. */
 	size_t	it_limit;		/* Live children, limit section. */
@@ -70,10 +71,10 @@ struct iters {
 };
 
 static const struct iters iters_full = {
-	1000, 300, 20000, 1000, 1000, 1000, 10000, 5, 100, 19000, 10
+	1000, 300, 20000, 1000, 1000, 1000, 10000, 3, 5, 100, 19000, 10
 };
 static const struct iters iters_quick = {
-	200, 60, 3000, 150, 100, 150, 1000, 1, 8, 1000, 4
+	200, 60, 3000, 150, 100, 150, 1000, 3, 1, 8, 1000, 4
 };
 
 static char *const true_argv[] = { "true", NULL };
@@ -817,7 +818,8 @@ section_scale(const struct iters *it, struct guardians *gs)
 {
 
 	warm_up(gs);
-	bench_scale(it->it_scale, it->it_idle, it->it_budget, gs);
+	bench_scale(it->it_scale, it->it_idle, it->it_budget,
+	    it->it_scale_rounds, gs);
 }
 
 static void

@@ -122,7 +122,7 @@ long	mem_available_kb(void);
 void	sleep_ns(int64_t);
 
 /* scale.c */
-void	bench_scale(size_t, int, int, struct guardians *);
+void	bench_scale(size_t, int, int, size_t, struct guardians *);
 void	bench_limit(size_t, struct guardians *);
 
 #endif /* !_BENCH_H_ */
