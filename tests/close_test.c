@@ -438,16 +438,28 @@ reap_without_getfd(void)
 	return (n == 0 ? 0 : 103);
 }
 
-T_TC(close__reap_without_pidfd_getfd, "without pidfd_getfd the last "
-    "close still reaps the child")
+/*
+ * fn's result in a process of its own, whose first pdfork starts its own
+ * guardian under the seccomp filter fn installs first.
+ */
+static int
+in_new_owner(int (*fn)(void))
 {
 	pid_t y;
 
 	ATF_REQUIRE((y = fork()) != -1);
 	if (y == 0)
-		_exit(reap_without_getfd());
-	ATF_CHECK_EQ_MSG(t_reap(y), 0, "100: no seccomp; 103: the exited "
-	    "child stayed a zombie after its last close");
+		_exit(fn());
+	return (t_reap(y));
+}
+
+T_TC(close__reap_without_pidfd_getfd, "without pidfd_getfd the last "
+    "close still reaps the child")
+{
+
+	ATF_CHECK_EQ_MSG(in_new_owner(reap_without_getfd), 0, "100: no "
+	    "seccomp; 103: the exited child stayed a zombie after its last "
+	    "close");
 }
 
 /*
@@ -495,14 +507,10 @@ oracle_without_kcmp(void)
 T_TC(close__oracle_without_kcmp, "without kcmp(2) a holder's shutdown "
     "kills nothing and the last close kills")
 {
-	pid_t y;
 
-	ATF_REQUIRE((y = fork()) != -1);
-	if (y == 0)
-		_exit(oracle_without_kcmp());
-	ATF_CHECK_EQ_MSG(t_reap(y), 0, "100: no seccomp; 104: a holder's "
-	    "shutdown or the first close killed the child; 105: it survived "
-	    "its last close");
+	ATF_CHECK_EQ_MSG(in_new_owner(oracle_without_kcmp), 0, "100: no "
+	    "seccomp; 104: a holder's shutdown or the first close killed the "
+	    "child; 105: it survived its last close");
 }
 
 ATF_TP_ADD_TCS(tp)
