@@ -1,8 +1,8 @@
 # bench/bench.mk: `make bench` (issue #7), included by the top Makefile.
 #
-#   make bench            full run, 1.5 to 4 minutes on 2 cores
+#   make bench            full run, about 5 minutes on 2 cores
 #   make bench QUICK=1    fewer iterations, 1,000 children in sections 5
-#                         and 6, about 10 s
+#                         and 6, about 16 s
 #   make bench SCALE=n    n children in section 6, the limit run
 #                         (default 19000, QUICK 1000); SCALE=0 skips it
 #   make bench-kernel     section 7 alone in Debian's 7.2 under QEMU,
