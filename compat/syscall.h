@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -233,6 +234,21 @@ sys_read(int _fd, void *_buf, size_t _len)
 {
 
 	return ((ssize_t)syscall(SYS_read, _fd, _buf, _len));
+}
+
+static PROCDESC_TRAP_INLINE pid_t
+sys_getppid(void)
+{
+
+	return ((pid_t)syscall(SYS_getppid));
+}
+
+/* ppoll(2) without a timeout or mask: aarch64 has no poll(2). */
+static PROCDESC_TRAP_INLINE int
+sys_ppoll(struct pollfd *_fds, unsigned int _n)
+{
+
+	return ((int)syscall(SYS_ppoll, _fds, _n, NULL, NULL, 0));
 }
 
 static PROCDESC_TRAP_INLINE void __attribute__((noreturn))

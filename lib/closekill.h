@@ -36,7 +36,8 @@ struct procdesc_ck_req {
 	int		 cr_fd;		/* The user's descriptor. */
 	int		 cr_peer;	/* Its peer, for the mechanism. */
 	int		 cr_spare;	/* RFSPAWN: a slot the child may use. */
-	int		 cr_go[2];	/* fork: the child waits on [0]. */
+	int		 cr_go[2];	/* fork: the child waits on [0] */
+	pid_t		 cr_parent;	/* and watches its parent, this. */
 	bool		 cr_spawn;	/* RFSPAWN: we wait in the clone. */
 	int		 cr_ctl;	/* The mechanism's control socket. */
 	int		 cr_watcher;	/* Which watcher (guardian) takes it. */

@@ -199,8 +199,10 @@ gc_prepare(struct procdesc_ck_req *cr, int pdflags, uint64_t id)
 	if (cr->cr_spawn)
 		error = (cr->cr_spare = fcntl(cr->cr_peer, F_DUPFD_CLOEXEC,
 		    0)) == -1 ? errno : 0;
-	else
+	else {
 		error = pipe2(cr->cr_go, O_CLOEXEC) == -1 ? errno : 0;
+		cr->cr_parent = getpid();
+	}
 	if (error != 0)
 		gc_abort(cr);
 	return (error);
@@ -230,6 +232,40 @@ gc_register(const struct procdesc_ck_req *cr, pid_t pid, int pidfd,
 }
 
 /*
+ * A fork child's wait for the parent's byte (gc_start()).  EOF says the
+ * parent died before sending it.  But a fork(2) in another thread of the
+ * parent meanwhile copies go's write end, and that copy would hold the EOF
+ * back for as long as that process lives, with this child waiting: so the
+ * parent's exit is watched too, through a pidfd that getppid() proves to
+ * be the parent's (had the parent died first, we would have a new one).
+ * Without that pidfd, or should ppoll(2) fail, the read alone.
+ */
+static void PROCDESC_NOSAN
+gc_child_wait(const struct procdesc_ck_req *cr)
+{
+	struct pollfd pfd[2];
+	char c;
+	int n;
+
+	pfd[0].fd = cr->cr_go[0];
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sys_pidfd_open(cr->cr_parent, 0);
+	pfd[1].events = POLLIN;
+	if (pfd[1].fd != -1) {
+		if (sys_getppid() != cr->cr_parent)
+			sys_exit_group(PG_EXIT_ERRNO + EPIPE);
+		while ((n = sys_ppoll(pfd, 2)) == -1 && errno == EINTR)
+			;
+		/* The parent gone and go held open elsewhere. */
+		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP)) == 0)
+			sys_exit_group(PG_EXIT_ERRNO + EPIPE);
+		sys_close(pfd[1].fd);
+	}
+	if (sys_read(cr->cr_go[0], &c, 1) != 1)
+		sys_exit_group(PG_EXIT_ERRNO + EPIPE);
+}
+
+/*
  * In the new child, before any code of the application (NOTES 1.5): close
  * our copies of A and B (FreeBSD's child holds no descriptor of its own),
  * and run on once our registration is in the guardian's queue, from where
@@ -247,14 +283,12 @@ gc_child(const struct procdesc_ck_req *cr)
 {
 	pid_t self;
 	int error, pidfd;
-	char c;
 
 	if (!cr->cr_spawn) {
 		sys_close(cr->cr_go[1]);
 		sys_close(cr->cr_fd);
 		sys_close(cr->cr_peer);
-		if (sys_read(cr->cr_go[0], &c, 1) != 1)
-			sys_exit_group(PG_EXIT_ERRNO + EPIPE);
+		gc_child_wait(cr);
 		sys_close(cr->cr_go[0]);
 		return;
 	}

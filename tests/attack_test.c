@@ -577,6 +577,186 @@ T_TC(creation_window__owner_killed,
 	ATF_REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) == 0);
 }
 
+#ifdef PTRACE_GET_SYSCALL_INFO
+/*
+ * The owner for creation_window__owner_killed_pipe_held: its guardian
+ * started, it says 'r' on rep, then pdforks once when told 'p' on cmdp.
+ * Another thread forks once when told 'f' on cmdf; that fork child reports
+ * its pid on rep and waits.
+ */
+struct a_forker {
+	int	af_cmdf;
+	int	af_rep;
+};
+
+static void *
+a_forker_thread(void *arg)
+{
+	const struct a_forker *af;
+	pid_t x;
+	char c;
+
+	af = arg;
+	if (read(af->af_cmdf, &c, 1) != 1 || (x = fork()) == -1)
+		_exit(90);
+	if (x == 0) {
+		alarm(T_LIFE);
+		x = getpid();
+		t_child_write(af->af_rep, &x, sizeof(x));
+		t_pause();
+	}
+	return (NULL);
+}
+
+static void __attribute__((noreturn))
+a_forker_owner(int cmdp, int cmdf, int rep)
+{
+	struct a_forker af;
+	pthread_t t;
+	pid_t pid;
+	int fd, st;
+	char c;
+
+	alarm(T_LIFE);
+	if ((pid = pdfork(&fd, 0)) == 0)
+		_exit(0);
+	if (pid == -1 || pdwait(fd, &st, WEXITED, NULL, NULL) == -1)
+		_exit(91);
+	(void)close(fd);
+	af.af_cmdf = cmdf;
+	af.af_rep = rep;
+	if (pthread_create(&t, NULL, a_forker_thread, &af) != 0)
+		_exit(92);
+	t_child_write(rep, "r", 1);
+	if (read(cmdp, &c, 1) != 1)
+		_exit(93);
+	if ((pid = pdfork(&fd, 0)) == 0)
+		_exit(0);
+	t_pause();
+}
+
+/*
+ * Resume the traced owner o until its next system call stop, passing on
+ * any signal it was stopped for (the trap's SIGSYS); the stop's
+ * information, or false if o is gone.
+ */
+static bool
+a_next_syscall(pid_t o, struct __ptrace_syscall_info *si)
+{
+	int sig, st;
+
+	sig = 0;
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, o, NULL, (void *)(intptr_t)sig) == -1 ||
+		    waitpid(o, &st, __WALL) != o || !WIFSTOPPED(st))
+			return (false);
+		sig = 0;
+		if (WSTOPSIG(st) == (SIGTRAP | 0x80))
+			return (ptrace(PTRACE_GET_SYSCALL_INFO, o,
+			    (void *)sizeof(*si), si) > 0);
+		if (st >> 16 == 0)
+			sig = WSTOPSIG(st);	/* A signal for o. */
+	}
+}
+
+/*
+ * Each child of ours that is not in s0, nor skip, nor (unless helpers) a
+ * guardian or sentry, must die by itself (else the check says why and
+ * a_dies() kills it); reaped.  How many there were.
+ */
+static int
+a_new_die(const pid_t *s0, int n0, pid_t skip, bool helpers,
+    const char *why)
+{
+	pid_t kids[A_MAXKIDS];
+	struct a_stat as;
+	int i, n, nk, w;
+
+	n = 0;
+	nk = t_children(T_CHILDREN_ALL, kids, A_MAXKIDS);
+	for (i = 0; i < nk; i++) {
+		if (a_in(kids[i], s0, n0) || kids[i] == skip ||
+		    !a_stat(kids[i], &as) || (!helpers &&
+		    strncmp(as.comm, "procdesc-", 9) == 0) ||
+		    (w = (int)syscall(SYS_pidfd_open, kids[i], 0)) == -1)
+			continue;
+		n++;
+		ATF_CHECK_MSG(a_dies(w, T_LONG_MS), "%d (%s) %s",
+		    (int)kids[i], as.comm, why);
+		(void)waitpid(kids[i], NULL, __WALL);
+		ATF_REQUIRE(close(w) == 0);
+	}
+	return (n);
+}
+#endif
+
+/*
+ * The owner is SIGKILLed after the clone and before the byte that lets
+ * its child run, while a plain fork(2) of another of its threads holds a
+ * copy of that byte's pipe: the child, which ran nothing, must still go at
+ * once, not wait for the fork child to exit or exec.  The owner is held
+ * at that instant by ptrace, on the 1-byte write(2) that is the byte.
+ */
+T_TC(creation_window__owner_killed_pipe_held,
+    "an owner killed before its child's go, the pipe held by another fork, "
+    "leaves no child waiting")
+{
+#ifdef PTRACE_GET_SYSCALL_INFO
+	struct __ptrace_syscall_info si;
+	pid_t s0[A_MAXKIDS];
+	int cmdp[2], cmdf[2], rep[2], n0, nc, st;
+	pid_t o, x;
+	bool seen;
+	char r;
+
+	ATF_REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0);
+	n0 = t_children(T_CHILDREN_ALL, s0, A_MAXKIDS);
+	ATF_REQUIRE(pipe2(cmdp, O_CLOEXEC) == 0 && pipe2(cmdf, O_CLOEXEC) ==
+	    0 && pipe2(rep, O_CLOEXEC) == 0);
+	ATF_REQUIRE((o = fork()) != -1);
+	if (o == 0)
+		a_forker_owner(cmdp[0], cmdf[0], rep[1]);
+	ATF_REQUIRE(close(rep[1]) == 0);
+	ATF_REQUIRE(t_read_within(rep[0], &r, 1, T_LONG_MS) == 1 && r == 'r');
+	if (ptrace(PTRACE_SEIZE, o, NULL, (void *)(PTRACE_O_TRACESYSGOOD |
+	    PTRACE_O_EXITKILL)) == -1) {
+		(void)kill(o, SIGKILL);
+		(void)waitpid(o, NULL, 0);
+		atf_tc_skip("PTRACE_SEIZE: %s", strerror(errno));
+	}
+	ATF_REQUIRE(ptrace(PTRACE_INTERRUPT, o, NULL, NULL) == 0);
+	ATF_REQUIRE(waitpid(o, &st, __WALL) == o && WIFSTOPPED(st));
+	ATF_REQUIRE(write(cmdp[1], "p", 1) == 1);
+	/* The pdfork's only 1-byte write(2) is its child's go. */
+	seen = false;
+	while (!seen && a_next_syscall(o, &si))
+		seen = si.op == PTRACE_SYSCALL_INFO_ENTRY &&
+		    si.entry.nr == SYS_write && si.entry.args[2] == 1;
+	ATF_REQUIRE_MSG(seen, "the owner never wrote its child's go");
+	ATF_REQUIRE(write(cmdf[1], "f", 1) == 1);
+	ATF_REQUIRE(t_read_within(rep[0], &x, sizeof(x), T_LONG_MS) ==
+	    (ssize_t)sizeof(x));
+	ATF_REQUIRE(kill(o, SIGKILL) == 0);
+	ATF_REQUIRE(waitpid(o, NULL, __WALL) == o);
+	/* The owner's pdfork child is ours now; it must go by itself. */
+	nc = a_new_die(s0, n0, x, false, "still waits for its go");
+	ATF_CHECK_EQ_MSG(nc, 1, "%d children of the owner's pdfork", nc);
+	/*
+	 * Then the fork child, and with it the owner's sentry and guardian,
+	 * which comes to us when its sentry goes.
+	 */
+	ATF_REQUIRE(kill(x, SIGKILL) == 0);
+	ATF_REQUIRE(waitpid(x, NULL, 0) == x);
+	while (a_new_die(s0, n0, 0, true, "outlived its owner") != 0)
+		;
+	ATF_REQUIRE(close(rep[0]) == 0 && close(cmdp[0]) == 0 &&
+	    close(cmdp[1]) == 0 && close(cmdf[0]) == 0 && close(cmdf[1]) == 0);
+	ATF_REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) == 0);
+#else
+	atf_tc_skip("no PTRACE_GET_SYSCALL_INFO in this C library");
+#endif
+}
+
 /* Answer each descriptor that comes on s with its pdgetpid, or -errno. */
 static void __attribute__((noreturn))
 a_asker(int s)
@@ -1385,6 +1565,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, outside_keepalive__child_locks_own_pidfd);
 	ATF_TP_ADD_TC(tp, outside_keepalive__other_uid);
 	ATF_TP_ADD_TC(tp, creation_window__owner_killed);
+	ATF_TP_ADD_TC(tp, creation_window__owner_killed_pipe_held);
 	ATF_TP_ADD_TC(tp, creation_window__holder_at_once);
 	ATF_TP_ADD_TC(tp, nothing_silent__low_nofile);
 	ATF_TP_ADD_TC(tp, nothing_silent__second_guardian);
