@@ -195,6 +195,18 @@ sys_rt_sigaction(int _sig, const struct procdesc_ksigaction *_act,
 	    sizeof(uint64_t)));
 }
 
+/*
+ * rt_sigprocmask(2) itself, with the kernel's 64-bit mask: glibc's
+ * sigprocmask(3) will not block its own internal signals.
+ */
+static inline int
+sys_rt_sigprocmask(int _how, const uint64_t *_set, uint64_t *_old)
+{
+
+	return ((int)syscall(SYS_rt_sigprocmask, _how, _set, _old,
+	    sizeof(uint64_t)));
+}
+
 /* A system call by number, for the syscall user dispatch trap. */
 static PROCDESC_TRAP_INLINE long
 sys_syscall6(long _nr, long _a, long _b, long _c, long _d, long _e, long _f)

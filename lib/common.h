@@ -32,6 +32,28 @@
 #define	PROCDESC_NOSAN	__attribute__((no_sanitize("thread")))
 #endif
 
+/* Built with a thread or an address sanitizer (GCC and clang say it apart). */
+#if defined(__SANITIZE_THREAD__)
+#define	PROCDESC_TSAN	1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define	PROCDESC_TSAN	1
+#endif
+#endif
+#ifndef PROCDESC_TSAN
+#define	PROCDESC_TSAN	0
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define	PROCDESC_ASAN	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define	PROCDESC_ASAN	1
+#endif
+#endif
+#ifndef PROCDESC_ASAN
+#define	PROCDESC_ASAN	0
+#endif
+
 /* Units of the CLOCK_MONOTONIC nanoseconds the library counts in. */
 #define	PROCDESC_NS_PER_S	1000000000LL
 #define	PROCDESC_NS_PER_MS	1000000LL

@@ -67,10 +67,6 @@ cr_adopt(struct procdesc_child *ch, struct procdesc_ck_req *cr, pid_t pid,
 	return (0);
 }
 
-/*
- * pdfork and pdrfork; spawn for RFSPAWN, whose parent resumes once the
- * child has exec'd or exited.  In the child: 0 and *pidp 0.
- */
 /* The kernel's path: nothing to do in the child. */
 static void PROCDESC_NOSAN
 cr_kernel_child(const struct procdesc_ck_req *cr)
@@ -80,81 +76,144 @@ cr_kernel_child(const struct procdesc_ck_req *cr)
 }
 
 /*
- * A child on the kernel's path (autokill.c): the clone3 pidfd is the
- * descriptor, close-on-exec unless PD_CLOEXEC is absent.  Closing it
+ * A child on the kernel's path (autokill.c), made: the clone3 pidfd is
+ * the descriptor, close-on-exec unless PD_CLOEXEC is absent.  Closing it
  * again on a failure kills the child, and the kernel reaps it.
  */
 static int
-cr_kernel_fork(int pdflags, uint64_t cflags, bool spawn, pid_t *pidp,
-    int *fdp)
+cr_kernel_adopt(const struct procdesc_ck_req *cr, int pidfd, int *fdp)
 {
-	struct procdesc_ck_req cr;
-	pid_t pid;
-	int error, pidfd;
+	int error;
 
-	memset(&cr, 0, sizeof(cr));
-	cr.cr_fd = cr.cr_peer = cr.cr_ctl = cr.cr_watcher = -1;
-	cr.cr_flags = (uint32_t)pdflags;
-	cr.cr_cflags = cflags;
-	error = spawn ? procdesc_fork_spawn(cr_kernel_child, &cr, &pid,
-	    &pidfd) : procdesc_fork_clone(cr_kernel_child, &cr, &pid, &pidfd);
-	if (error != 0)
-		return (error);
-	if (pid != 0 && (pdflags & PD_CLOEXEC) == 0 &&
-	    fcntl(pidfd, F_SETFD, 0) == -1) {
+	if ((cr->cr_flags & PD_CLOEXEC) == 0 && fcntl(pidfd, F_SETFD, 0) == -1) {
 		error = errno;
 		close(pidfd);
 		return (error);
 	}
-	if (pid != 0)
-		procdesc_ak_hint(pidfd, true);
-	*pidp = pid;
+	procdesc_ak_hint(pidfd, true);
 	*fdp = pidfd;
 	return (0);
 }
 
-int
-procdesc_create_fork(int pdflags, bool spawn, pid_t *pidp, int *fdp)
+/*
+ * Before the clone, everything that can fail: the kernel's path
+ * (cc_ch NULL, its clone flags in the request), or an entry with room and
+ * the mechanism's preparation.  spawn for RFSPAWN.
+ */
+static int
+cr_begin(struct procdesc_create *cc, int pdflags, bool spawn)
 {
 	const struct procdesc_ck_ops *ck;
-	struct procdesc_ck_req cr;
-	struct procdesc_child *ch;
+	struct procdesc_ck_req *cr;
 	uint64_t cflags;
-	pid_t pid;
-	int error, pidfd;
+	int error;
 
 	ck = CR_CK;
+	cr = &cc->cc_cr;
 	if ((error = procdesc_kernel_ok()) != 0 ||
 	    (error = procdesc_ak_choose(pdflags, &cflags)) != 0)
 		return (error);
-	if (cflags != 0)
-		return (cr_kernel_fork(pdflags, cflags, spawn, pidp, fdp));
-	memset(&cr, 0, sizeof(cr));
-	cr.cr_spawn = spawn;
+	memset(cr, 0, sizeof(*cr));
+	cr->cr_spawn = spawn;
+	cc->cc_ch = NULL;
+	if (cflags != 0) {
+		cr->cr_fd = cr->cr_peer = cr->cr_ctl = cr->cr_watcher = -1;
+		cr->cr_flags = (uint32_t)pdflags;
+		cr->cr_cflags = cflags;
+		return (0);
+	}
 	if ((error = procdesc_reaper_start()) != 0 ||
-	    (error = procdesc_child_new(&ch, pdflags)) != 0)
+	    (error = procdesc_child_new(&cc->cc_ch, pdflags)) != 0)
 		return (error);
-	if ((error = ck->ck_prepare(&cr, pdflags, ch->ch_id)) != 0) {
-		procdesc_child_discard(ch);
+	if ((error = ck->ck_prepare(cr, pdflags, cc->cc_ch->ch_id)) != 0) {
+		procdesc_child_discard(cc->cc_ch);
 		return (error);
 	}
-	if (cr.cr_new)
-		procdesc_reaper_watch_guardian(cr.cr_watcher);
-	error = spawn ? procdesc_fork_spawn(ck->ck_child, &cr, &pid, &pidfd) :
-	    procdesc_fork_clone(ck->ck_child, &cr, &pid, &pidfd);
+	if (cr->cr_new)
+		procdesc_reaper_watch_guardian(cr->cr_watcher);
+	return (0);
+}
+
+/* What the new child runs before any code of the application. */
+static procdesc_fork_hook_t *
+cr_hook(const struct procdesc_create *cc)
+{
+
+	return (cc->cc_ch == NULL ? cr_kernel_child : CR_CK->ck_child);
+}
+
+/*
+ * In the parent, after the clone (error, or the child pid and its
+ * pidfd): adopt the child, or undo the creation.
+ */
+static int
+cr_end(struct procdesc_create *cc, int error, pid_t pid, int pidfd,
+    int *fdp)
+{
+
+	if (cc->cc_ch == NULL)
+		return (error != 0 ? error :
+		    cr_kernel_adopt(&cc->cc_cr, pidfd, fdp));
+	if (error == 0)
+		error = cr_adopt(cc->cc_ch, &cc->cc_cr, pid, pidfd, fdp);
+	else
+		CR_CK->ck_abort(&cc->cc_cr);
+	if (error != 0)
+		procdesc_child_discard(cc->cc_ch);
+	return (error);
+}
+
+/*
+ * pdfork and pdrfork; spawn for RFSPAWN where the child has a copy of our
+ * memory (fork.h), whose parent resumes once the child has exec'd or
+ * exited.  In the child: 0 and *pidp 0.
+ */
+int
+procdesc_create_fork(int pdflags, bool spawn, pid_t *pidp, int *fdp)
+{
+	struct procdesc_create cc;
+	pid_t pid;
+	int error, pidfd;
+
+	if ((error = cr_begin(&cc, pdflags, spawn)) != 0)
+		return (error);
+	error = spawn ? procdesc_fork_spawn(cr_hook(&cc), &cc.cc_cr, &pid,
+	    &pidfd) : procdesc_fork_clone(cr_hook(&cc), &cc.cc_cr, &pid,
+	    &pidfd);
 	if (error == 0 && pid == 0) {
-		/* The child: its copies are closed; ch is the parent's. */
+		/* The child: its copies are closed; cc is the parent's. */
 		*pidp = 0;
 		return (0);
 	}
-	if (error == 0)
-		error = cr_adopt(ch, &cr, pid, pidfd, fdp);
-	else
-		ck->ck_abort(&cr);
-	if (error != 0) {
-		procdesc_child_discard(ch);
+	if ((error = cr_end(&cc, error, pid, pidfd, fdp)) != 0)
 		return (error);
-	}
+	*pidp = pid;
+	return (0);
+}
+
+/* RFSPAWN in our memory (fork.h): all but the clone, which the entry makes. */
+int
+procdesc_create_vfork_begin(struct procdesc_create *cc, int pdflags)
+{
+	int error;
+
+	if ((error = cr_begin(cc, pdflags, true)) != 0)
+		return (error);
+	procdesc_fork_vfork_prepare(&cc->cc_vf, cr_hook(cc), &cc->cc_cr);
+	return (0);
+}
+
+/* After the entry's clone (ret: its result), in the parent. */
+int
+procdesc_create_vfork_end(struct procdesc_create *cc, long ret, pid_t *pidp,
+    int *fdp)
+{
+	pid_t pid;
+	int error, pidfd;
+
+	error = procdesc_fork_vfork_finish(&cc->cc_vf, ret, &pid, &pidfd);
+	if ((error = cr_end(cc, error, pid, pidfd, fdp)) != 0)
+		return (error);
 	*pidp = pid;
 	return (0);
 }

@@ -21,7 +21,9 @@
  * Where the dispatch cannot be switched on (no kernel support, seccomp),
  * the fallback is a raw clone3: the child may then call async-signal-safe
  * functions only (NOTES §5).  RFSPAWN is always a raw clone3, with
- * CLONE_VFORK (procdesc_fork_spawn()).
+ * CLONE_VFORK: in our memory, as vfork(2), where lib/arch/ has pdrfork's
+ * entry (procdesc_fork_vfork_prepare()), else with a copy of it
+ * (procdesc_fork_spawn()).
  *
  * Invariants: procdesc_fork_mtx serialises pdforks, because the SIGSYS
  * action is process-wide; the trap acts only on the thread that set
@@ -38,10 +40,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sys/procdesc.h"
 #include "atfork.h"
 #include "closekill.h"
 #include "fork.h"
@@ -425,4 +429,107 @@ procdesc_fork_spawn(procdesc_fork_hook_t *hook,
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return (error);
+}
+
+#if PROCDESC_VFORK
+/*
+ * pdrfork itself, on an architecture with the entry (lib/arch/): RFSPAWN
+ * there, and every other call to procdesc_pdrfork_c (procdesc.c).  The
+ * child shares our memory and runs on our caller's stack, as after
+ * vfork(2), so that a spawn costs the same from a process of any size.
+ * The library's own frames would be gone when the parent resumes, since
+ * the child returns through them and the caller's code reuses their
+ * memory: so the entry is the caller's callee, and the parent keeps
+ * nothing on the stack across the clone (NOTES 2.8).
+ */
+_Static_assert(offsetof(struct procdesc_vfork, vf_ret) == 0, "vf_ret");
+_Static_assert(offsetof(struct procdesc_vfork, vf_reg) == 8, "vf_reg");
+_Static_assert(offsetof(struct procdesc_vfork, vf_child) == 16, "vf_child");
+_Static_assert(offsetof(struct procdesc_vfork, vf_ca) == 24, "vf_ca");
+_Static_assert(sizeof(struct procdesc_clone_args) == 64, "clone_args");
+_Static_assert(RFSPAWN == 0x80000000U, "RFSPAWN");
+__asm__(
+    "	.pushsection .text\n"
+    "	.p2align 4\n"
+    "	.globl	pdrfork\n"
+    "	.type	pdrfork, " PA_FUNCTION "\n"
+    "pdrfork:\n"
+    PA_VFORK_ASM
+    "	.size	pdrfork, .-pdrfork\n"
+    "	.popsection\n");
+#endif
+
+/*
+ * In the vfork child, on its parent's stack below the caller's frame:
+ * the hook, then every caught signal back to SIG_DFL, since a handler
+ * would run on the parent's memory, then the caller's mask.  Through
+ * rt_sigaction(2) itself: a sanitizer's table of the handlers is the
+ * parent's memory too.
+ */
+static void PROCDESC_NOSAN
+fk_vchild(const struct procdesc_vfork *vf)
+{
+	struct procdesc_ksigaction ka, dfl;
+	int sig;
+
+	vf->vf_hook(vf->vf_cr);
+	dfl.ks_handler = SIG_DFL;
+	dfl.ks_flags = 0;
+	dfl.ks_restorer = NULL;
+	dfl.ks_mask = 0;
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sys_rt_sigaction(sig, NULL, &ka) == 0 &&
+		    ka.ks_handler != SIG_DFL && ka.ks_handler != SIG_IGN)
+			(void)sys_rt_sigaction(sig, &dfl, NULL);
+	}
+	(void)sys_rt_sigprocmask(SIG_SETMASK, &vf->vf_mask, NULL);
+}
+
+/*
+ * Before the entry's clone: its arguments, and every signal blocked, the
+ * C library's own among them, so that no handler runs in the child before
+ * fk_vchild() has reset them.  Nothing is locked across the clone.
+ */
+void
+procdesc_fork_vfork_prepare(struct procdesc_vfork *vf,
+    procdesc_fork_hook_t *hook, const struct procdesc_ck_req *cr)
+{
+	uint64_t all;
+
+	memset(vf, 0, sizeof(*vf));
+	vf->vf_child = fk_vchild;
+	vf->vf_hook = hook;
+	vf->vf_cr = cr;
+	vf->vf_pidfd = -1;
+	vf->vf_ca.flags = CLONE_PIDFD | CLONE_VM | CLONE_VFORK | cr->cr_cflags;
+	vf->vf_ca.pidfd = (uint64_t)(uintptr_t)&vf->vf_pidfd;
+	vf->vf_ca.exit_signal = 0;
+	all = ~(uint64_t)0;
+	(void)sys_rt_sigprocmask(SIG_SETMASK, &all, &vf->vf_mask);
+}
+
+#if PROCDESC_ASAN
+void	__asan_handle_vfork(void *);
+#endif
+
+/*
+ * In the parent, once the child has exec'd or exited: the child's frames
+ * left the address sanitizer's marks below ours, which go (as its own
+ * vfork() does); the mask is the caller's again.  0, *pidp and *pidfdp;
+ * or the clone's error.
+ */
+int
+procdesc_fork_vfork_finish(struct procdesc_vfork *vf, long ret, pid_t *pidp,
+    int *pidfdp)
+{
+
+#if PROCDESC_ASAN
+	__asan_handle_vfork(__builtin_frame_address(0));
+#endif
+	(void)sys_rt_sigprocmask(SIG_SETMASK, &vf->vf_mask, NULL);
+	if (ret < 0)
+		return ((int)-ret);
+	*pidp = (pid_t)ret;
+	*pidfdp = vf->vf_pidfd;
+	return (0);
 }

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@
 #include "child.h"
 #include "create.h"
 #include "desc.h"
+#include "fork.h"
 #include "kernel.h"
 #include "lock.h"
 #include "pidfd.h"
@@ -114,8 +116,18 @@ pdfork(int *fdp, int pdflags)
 	return (pid);
 }
 
+/*
+ * pdrfork.  Where fork.c has pdrfork's entry (PROCDESC_VFORK), the entry
+ * is pdrfork, which makes RFSPAWN itself and passes every other call on
+ * to this.
+ */
+#if PROCDESC_VFORK
+pid_t
+procdesc_pdrfork_c(int *fdp, int pdflags, int rfflags)
+#else
 pid_t
 pdrfork(int *fdp, int pdflags, int rfflags)
+#endif
 {
 	unsigned int rf;
 	pid_t pid;
@@ -135,6 +147,75 @@ pdrfork(int *fdp, int pdflags, int rfflags)
 	if (pd_leave(error, saved) == -1)
 		return (-1);
 	return (pid);
+}
+
+/*
+ * pdrfork(RFSPAWN) through fork.c's entry, whose child shares our memory:
+ * the arguments and everything that can fail, before the clone; the
+ * adoption and the copy-out after it, in the parent.  The request is on
+ * the heap, since the child returns through our frames and its caller
+ * reuses their memory.  This thread's depth in the public calls (pd_enter)
+ * counts from begin to end, so that a child calling us sees EDEADLK.
+ */
+struct pd_rfspawn {
+	struct procdesc_create	 rs_cc;		/* First: the entry's. */
+	int			*rs_fdp;
+	int			 rs_saved;	/* The caller's errno. */
+};
+
+struct procdesc_vfork *
+procdesc_rfspawn_begin(int *fdp, int pdflags)
+{
+	struct pd_rfspawn *rs;
+	int error, saved;
+
+	saved = errno;
+	rs = NULL;
+	if ((error = pd_enter(true)) == 0 &&
+	    (pdflags & ~PD_ALLOWED_AT_FORK) != 0)
+		error = EINVAL;
+	else if (error == 0 && (rs = malloc(sizeof(*rs))) == NULL)
+		error = EAGAIN;
+	else if (error == 0 &&
+	    (error = procdesc_create_vfork_begin(&rs->rs_cc, pdflags)) != 0) {
+		free(rs);
+		rs = NULL;
+	}
+	if (error != 0) {
+		(void)pd_leave(error, saved);
+		return (NULL);
+	}
+	rs->rs_fdp = fdp;
+	rs->rs_saved = saved;
+	return (&rs->rs_cc.cc_vf);
+}
+
+pid_t
+procdesc_rfspawn_end(struct procdesc_vfork *vf, long ret)
+{
+	struct pd_rfspawn *rs;
+	pid_t pid;
+	int error, fd;
+
+	rs = (struct pd_rfspawn *)(void *)vf;
+	error = procdesc_create_vfork_end(&rs->rs_cc, ret, &pid, &fd);
+	if (error == 0 && procdesc_copyout(rs->rs_fdp, &fd, sizeof(fd)) != 0) {
+		close(fd);
+		error = EFAULT;
+	}
+	if (pd_leave(error, rs->rs_saved) == -1)
+		return (-1);
+	return (pid);
+}
+
+void
+procdesc_rfspawn_done(struct procdesc_vfork *vf)
+{
+	int saved;
+
+	saved = errno;
+	free(vf);
+	errno = saved;
 }
 
 /*

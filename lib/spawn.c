@@ -48,6 +48,9 @@
 #include "common.h"
 #include "syscall.h"
 
+/* Its RFSPAWN child may share our memory and stack, as vfork's (NOTES 2.8). */
+extern pid_t pdrfork(int *, int, int) __attribute__((returns_twice));
+
 /* The flags glibc 2.36 knows; the child applies all of them. */
 #define	SP_FLAGS							\
 	(POSIX_SPAWN_RESETIDS | POSIX_SPAWN_SETPGROUP |			\

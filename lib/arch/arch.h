@@ -5,17 +5,21 @@
  */
 
 /*
- * Architecture code, one header per architecture, for the fork trap only:
- * everything else in the library is plain system calls through syscall(2).
- * A header defines PROCDESC_ARCH_TRAP 1 and:
+ * Architecture code, one header per architecture, for the fork trap and
+ * pdrfork(RFSPAWN)'s entry only: everything else in the library is plain
+ * system calls through syscall(2).  A header with the trap defines
+ * PROCDESC_ARCH_TRAP 1 and:
  *	PA_RESTORER_ASM		the body of an rt_sigreturn(2) restorer
  *	pa_reg_t, PA_REGS(uc)	the registers in a signal's ucontext
  *	PA_A0..PA_A5, PA_RET	a system call's arguments and return value
  *	PA_CLONE_PTID, PA_CLONE_CTID, PA_CLONE_TLS
  *				clone(2)'s arguments, whose order differs
- * On any other architecture there is no trap: pdfork takes the raw
- * clone3 fallback (NOTES 5), whose child may call async-signal-safe
- * functions only.
+ * Without it, pdfork takes the raw clone3 fallback (NOTES 5), whose child
+ * may call async-signal-safe functions only.  A header with the entry
+ * defines PROCDESC_ARCH_VFORK 1 and:
+ *	PA_VFORK_ASM		the body of pdrfork (lib/fork.c)
+ *	PA_FUNCTION		the assembler's name of a function's type
+ * Without it, RFSPAWN's child has a copy of memory (NOTES 2.8).
  */
 
 #ifndef _PROCDESC_ARCH_H_
@@ -23,8 +27,11 @@
 
 #if defined(__x86_64__)
 #include "arch/x86_64.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64.h"
 #else
 #define	PROCDESC_ARCH_TRAP	0
+#define	PROCDESC_ARCH_VFORK	0
 #endif
 
 #endif /* !_PROCDESC_ARCH_H_ */
