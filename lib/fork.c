@@ -447,6 +447,7 @@ _Static_assert(offsetof(struct procdesc_vfork, vf_reg) == 8, "vf_reg");
 _Static_assert(offsetof(struct procdesc_vfork, vf_child) == 16, "vf_child");
 _Static_assert(offsetof(struct procdesc_vfork, vf_ca) == 24, "vf_ca");
 _Static_assert(sizeof(struct procdesc_clone_args) == 64, "clone_args");
+_Static_assert(offsetof(struct procdesc_vfork, vf_sp) == 88, "vf_sp");
 _Static_assert(RFSPAWN == 0x80000000U, "RFSPAWN");
 __asm__(
     "	.pushsection .text\n"
@@ -514,9 +515,9 @@ void	__asan_handle_vfork(void *);
 
 /*
  * In the parent, once the child has exec'd or exited: the child's frames
- * left the address sanitizer's marks below ours, which go (as its own
- * vfork() does); the mask is the caller's again.  0, *pidp and *pidfdp;
- * or the clone's error.
+ * left the address sanitizer's marks anywhere below the caller's stack
+ * pointer, and they go (as in its own vfork()); the mask is the caller's
+ * again.  0, *pidp and *pidfdp; or the clone's error.
  */
 int
 procdesc_fork_vfork_finish(struct procdesc_vfork *vf, long ret, pid_t *pidp,
@@ -524,7 +525,7 @@ procdesc_fork_vfork_finish(struct procdesc_vfork *vf, long ret, pid_t *pidp,
 {
 
 #if PROCDESC_ASAN
-	__asan_handle_vfork(__builtin_frame_address(0));
+	__asan_handle_vfork((void *)vf->vf_sp);
 #endif
 	(void)sys_rt_sigprocmask(SIG_SETMASK, &vf->vf_mask, NULL);
 	if (ret < 0)

@@ -49,6 +49,7 @@ struct procdesc_vfork {
 	uintptr_t	 vf_reg;	/* and the register it borrows. */
 	void		(*vf_child)(const struct procdesc_vfork *);
 	struct procdesc_clone_args vf_ca;
+	uintptr_t	 vf_sp;		/* The caller's stack pointer. */
 	procdesc_fork_hook_t *vf_hook;
 	const struct procdesc_ck_req *vf_cr;
 	uint64_t	 vf_mask;	/* The caller's signal mask. */

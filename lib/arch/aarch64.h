@@ -41,6 +41,8 @@
 	"	svc	#0\n"						\
 	"	cbz	x0, 2f\n"					\
 	/* The parent: the stack below the caller's is ours again. */	\
+	"	mov	x9, sp\n"					\
+	"	str	x9, [x19, #88]\n"				\
 	"	mov	x1, x0\n"					\
 	"	mov	x0, x19\n"					\
 	"	bl	procdesc_rfspawn_end\n"				\

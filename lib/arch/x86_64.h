@@ -74,6 +74,7 @@ typedef greg_t pa_reg_t;
 	"	testq	%rax, %rax\n"					\
 	"	jz	2f\n"						\
 	/* The parent: the stack below the caller's is ours again. */	\
+	"	movq	%rsp, 88(%r12)\n"				\
 	"	movq	%r12, %rdi\n"					\
 	"	movq	%rax, %rsi\n"					\
 	"	call	procdesc_rfspawn_end\n"			\
