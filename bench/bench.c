@@ -960,6 +960,7 @@ main(int argc, char **argv)
 	}
 	warm_up(&guardians);
 	bench_spawn(&it);
+	bench_spawn_size(it.it_exec / it.it_rounds, it.it_rounds);
 	bench_signals(&it);
 	bench_waits(&it);
 	bench_closekill(&it, &sc, &sk, &sw);

@@ -8,7 +8,7 @@
  * Private interfaces between the benchmark's files (issue #7).
  *
  * bench.c runs the sections and owns main(); scale.c the 10,000- and
- * 19,000-children sections; proc.c creates and collects children, finds
+ * 19,000-children sections; spawn.c the spawn by the caller's size; proc.c creates and collects children, finds
  * the guardians and reads /proc; stats.c keeps samples and prints the
  * table, the CSV and the goals.
  * Single-threaded: nothing here is shared with another thread.
@@ -55,7 +55,8 @@ struct row {
 enum kind {
 	K_PD,				/* pdfork, pdkill, pdwait. */
 	K_FORK,				/* fork, kill, waitpid. */
-	K_CLONE3			/* clone3 pidfd, waitid(P_PIDFD). */
+	K_CLONE3,			/* clone3 pidfd, waitid(P_PIDFD). */
+	K_FORKFD			/* fork, pidfd_open kept, waitpid. */
 };
 
 /*
@@ -120,6 +121,9 @@ uint64_t proc_cpu_ns(pid_t, pid_t);
 long	proc_syscall(pid_t, pid_t);
 long	mem_available_kb(void);
 void	sleep_ns(int64_t);
+
+/* spawn.c */
+void	bench_spawn_size(size_t, size_t);
 
 /* scale.c */
 void	bench_scale(size_t, int, int, size_t, struct guardians *);

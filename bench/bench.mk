@@ -16,7 +16,7 @@
 
 BENCH=		bench/bench
 BENCH_SRCS=	bench/bench.c bench/kernel.c bench/proc.c bench/scale.c \
-		bench/stats.c
+		bench/spawn.c bench/stats.c
 BENCH_DIR=	bench/results
 BENCH_QUICK=	$(filter-out 0,$(QUICK))
 BENCH_TXT=	$(BENCH_DIR)/latest$(if $(BENCH_QUICK),-quick).txt

@@ -93,6 +93,7 @@ spawn_try(enum kind k, int *fdp)
 		pid = pdfork(fdp, 0);
 		break;
 	case K_FORK:
+	case K_FORKFD:
 		pid = fork();
 		break;
 	default:
@@ -105,6 +106,8 @@ spawn_try(enum kind k, int *fdp)
 	}
 	if (pid == 0)
 		child_pause();
+	if (pid > 0 && k == K_FORKFD && (*fdp = sys_pidfd_open(pid, 0)) == -1)
+		err(1, "pidfd_open");
 	return (pid);
 }
 
@@ -129,9 +132,11 @@ collect_all(enum kind k, const pid_t *pid, const int *fd, size_t n)
 			if (pdwait(fd[i], &st, WEXITED, NULL, NULL) == -1)
 				warn("pdwait");
 			close(fd[i]);
-		} else if (k == K_FORK) {
+		} else if (k == K_FORK || k == K_FORKFD) {
 			if (waitpid(pid[i], &st, 0) == -1)
 				warn("waitpid");
+			if (k == K_FORKFD)
+				close(fd[i]);
 		} else {
 			if (sys_waitid(P_PIDFD, fd[i], &si, WEXITED,
 			    NULL) == -1)

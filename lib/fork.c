@@ -396,7 +396,8 @@ procdesc_fork_clone(procdesc_fork_hook_t *hook,
 }
 
 /*
- * RFSPAWN: a raw clone3 with CLONE_VFORK and without CLONE_VM.  The child
+ * RFSPAWN where pdrfork has no entry of its own (lib/arch/) and under TSan
+ * (fork.h): a raw clone3 with CLONE_VFORK and without CLONE_VM.  The child
  * gets a copy of our memory, as after fork(2), and the kernel keeps this
  * thread in clone3 until the child execs or exits (vfork's wait, released
  * at the child's mm_release).  Nothing is locked meanwhile: other threads,

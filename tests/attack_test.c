@@ -470,18 +470,23 @@ T_TC(outside_keepalive__other_uid,
  * moment; we are a subreaper, so its orphans (its guardian among them)
  * become our children and no pid is recycled before we reap it.
  */
+static bool a_rfspawn;		/* The owner's children: RFSPAWN. */
+
 static void __attribute__((noreturn))
 a_owner_loop(int rep)
 {
-	pid_t me, pid;
+	pid_t pid;
 	int fd, i;
 
 	for (i = 0; i < A_OWNKIDS; i++) {
-		if ((pid = pdfork(&fd, 0)) == -1)
+		pid = a_rfspawn ? pdrfork(&fd, 0, (int)RFSPAWN) :
+		    pdfork(&fd, 0);
+		if (pid == -1)
 			break;
 		if (pid == 0) {
-			me = getpid();
-			t_child_write(rep, &me, sizeof(me));
+			/* RFSPAWN: the owner's memory; pid is ours to set. */
+			pid = getpid();
+			t_child_write(rep, &pid, sizeof(pid));
 			a_close_from3(-1);
 			t_pause();
 		}
@@ -510,7 +515,8 @@ a_owner_trial(int trial)
 		a_owner_loop(rep[1]);
 	}
 	ATF_REQUIRE(close(rep[1]) == 0);
-	k = 1 + (int)(random() % 12);
+	/* An RFSPAWN owner waits in the clone for its first child. */
+	k = a_rfspawn ? (int)(random() % 2) : 1 + (int)(random() % 12);
 	nrep = 0;
 	while (nrep < k && t_read_within(rep[0], &rep_pids[nrep],
 	    sizeof(pid_t), T_LONG_MS) == (ssize_t)sizeof(pid_t))
@@ -575,6 +581,19 @@ T_TC(creation_window__owner_killed,
 		if (!a_owner_trial(i))
 			break;
 	ATF_REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) == 0);
+}
+
+/*
+ * The same with pdrfork(RFSPAWN), whose owner is killed while it waits in
+ * the clone for a child that shares its memory, before or after that
+ * child registered itself and ran user code: the child dies all the same.
+ */
+T_TC(creation_window__owner_killed_rfspawn,
+    "an owner killed in pdrfork(RFSPAWN) leaves no child behind")
+{
+
+	a_rfspawn = true;
+	creation_window__owner_killed_body(tc);
 }
 
 #ifdef PTRACE_GET_SYSCALL_INFO
@@ -1565,6 +1584,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, outside_keepalive__child_locks_own_pidfd);
 	ATF_TP_ADD_TC(tp, outside_keepalive__other_uid);
 	ATF_TP_ADD_TC(tp, creation_window__owner_killed);
+	ATF_TP_ADD_TC(tp, creation_window__owner_killed_rfspawn);
 	ATF_TP_ADD_TC(tp, creation_window__owner_killed_pipe_held);
 	ATF_TP_ADD_TC(tp, creation_window__holder_at_once);
 	ATF_TP_ADD_TC(tp, nothing_silent__low_nofile);

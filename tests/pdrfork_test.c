@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +337,149 @@ T_TC(pdrfork__spawn_grandchild, "pdrfork(RFSPAWN): a grandchild that "
 	    "grandchild exited, not when the child did");
 }
 
+/*
+ * Where RFSPAWN shares the caller's memory (FreeBSD's RFSPAWN, pdrfork(3)):
+ * where the library has an entry for the architecture, and not under TSan,
+ * which keeps the copy (NOTES 2.8, 2.9).
+ */
+#if (defined(__x86_64__) || defined(__aarch64__)) && \
+    !defined(__SANITIZE_THREAD__)
+#define	T_RFSPAWN_SHARES	true
+#else
+#define	T_RFSPAWN_SHARES	false
+#endif
+
+static volatile sig_atomic_t rf_mark;
+
+/*
+ * RFSPAWN shares the caller's memory, as FreeBSD's does: what the child
+ * stores (here a flag, against the vfork rules, to see it) the parent
+ * reads once pdrfork has returned.  Elsewhere the child has a copy.
+ */
+T_TC(pdrfork__spawn_shared_memory, "pdrfork(RFSPAWN): the child shares "
+    "the caller's memory")
+{
+	pid_t pid;
+	int fd;
+
+	rf_mark = 0;
+	pid = pdrfork(&fd, 0, (int)RFSPAWN);
+	if (pid == 0) {
+		rf_mark = 1;
+		_exit(0);
+	}
+	ATF_REQUIRE_MSG(pid > 0, "pdrfork: %s", strerror(errno));
+	t_wait_exit_code(fd, 0, "pdrfork");
+	ATF_CHECK_MSG(rf_mark == (T_RFSPAWN_SHARES ? 1 : 0),
+	    "the child's store is %sseen by the parent", rf_mark ? "" :
+	    "not ");
+}
+
+/* Write over n bytes of stack below the caller's frame, as a child may. */
+static void __attribute__((noinline))
+rf_scribble(size_t n)
+{
+	volatile unsigned char buf[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = 0xa5;
+	if (n > sizeof(buf))
+		rf_scribble(n - sizeof(buf));
+}
+
+/*
+ * The spawning function of rf_frame's test: its locals around the call,
+ * then the child's scribble over the stack below, which is where the
+ * library's frames were and where the parent's next ones go.  The parent
+ * must resume with its return address, registers and locals intact.
+ */
+static int __attribute__((noinline))
+rf_spawn_scribbling(int *fdp, volatile unsigned long *canary)
+{
+	volatile unsigned long mine[8];
+	pid_t pid;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		mine[i] = 0x5a5a0000UL + (unsigned long)i;
+	pid = pdrfork(fdp, 0, (int)RFSPAWN);
+	if (pid == 0) {
+		rf_scribble(64 * 1024);
+		_exit(0);
+	}
+	for (i = 0; i < 8; i++)
+		if (mine[i] != 0x5a5a0000UL + (unsigned long)i)
+			return (-2);
+	*canary += 1;
+	return (pid);
+}
+
+/*
+ * The child runs on the caller's stack and uses what lies below it; the
+ * parent's return from pdrfork, and its caller's frames, survive that.
+ */
+T_TC(pdrfork__spawn_caller_frame, "pdrfork(RFSPAWN): a child that uses "
+    "the stack below the caller leaves the parent intact")
+{
+	volatile unsigned long canary;
+	int fd, i, pid;
+
+	canary = 0;
+	for (i = 0; i < 20; i++) {
+		pid = rf_spawn_scribbling(&fd, &canary);
+		ATF_REQUIRE_MSG(pid != -2, "the caller's locals changed");
+		ATF_REQUIRE_MSG(pid > 0, "pdrfork: %s", strerror(errno));
+		t_wait_exit_code(fd, 0, "pdrfork");
+	}
+	ATF_CHECK_EQ(canary, 20);
+}
+
+/* A thread with a small stack spawns; its child execs true(1). */
+static void *
+rf_small_main(void *arg)
+{
+	static char *const argv[] = { "true", NULL };
+	int *fdp;
+	pid_t pid;
+
+	fdp = arg;
+	pid = pdrfork(fdp, 0, (int)RFSPAWN);
+	if (pid == 0) {
+		execv("/bin/true", argv);
+		_exit(127);
+	}
+	return ((void *)(intptr_t)(pid > 0 ? 0 : errno));
+}
+
+/*
+ * The child runs the library's registration on the calling thread's own
+ * stack: a thread with the smallest stack glibc allows can spawn.
+ */
+T_TC(pdrfork__spawn_small_stack, "pdrfork(RFSPAWN) from a thread with a "
+    "PTHREAD_STACK_MIN stack")
+{
+	pthread_attr_t attr;
+	pthread_t td;
+	void *ret;
+	size_t sz;
+	int fd;
+
+	sz = PTHREAD_STACK_MIN;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	sz *= 8;	/* The sanitizers' own frames. */
+#endif
+	fd = -1;
+	ATF_REQUIRE(pthread_attr_init(&attr) == 0);
+	ATF_REQUIRE(pthread_attr_setstacksize(&attr, sz) == 0);
+	ATF_REQUIRE(pthread_create(&td, &attr, rf_small_main, &fd) == 0);
+	ATF_REQUIRE(pthread_join(td, &ret) == 0);
+	ATF_REQUIRE(pthread_attr_destroy(&attr) == 0);
+	ATF_REQUIRE_MSG(ret == NULL, "pdrfork: %s",
+	    strerror((int)(intptr_t)ret));
+	t_wait_exit_code(fd, 0, "pdrfork");
+}
+
 struct others {
 	int	run;		/* Readable once the spawn child runs. */
 	int	go;		/* A byte here lets the spawn child exit. */
@@ -506,6 +650,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdrfork__spawn_sigdfl);
 	ATF_TP_ADD_TC(tp, pdrfork__spawn_grandchild);
 	ATF_TP_ADD_TC(tp, pdrfork__spawn_others_run);
+	ATF_TP_ADD_TC(tp, pdrfork__spawn_shared_memory);
+	ATF_TP_ADD_TC(tp, pdrfork__spawn_caller_frame);
+	ATF_TP_ADD_TC(tp, pdrfork__spawn_small_stack);
 	ATF_TP_ADD_TC(tp, pdrfork__einval_rfflags);
 	ATF_TP_ADD_TC(tp, pdrfork__einval_pdflags);
 	ATF_TP_ADD_TC(tp, pdrfork__efault);
