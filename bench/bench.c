@@ -13,7 +13,8 @@
  * (scale.c), first and each in a forked copy of its own, an owner with
  * its own guardians, so that its memory figures start from a fresh
  * process and its registry entries do not linger in ours; 1. spawn and
- * collect with 0, 100 and 1,000 other live children; 2. signals;
+ * collect with 0, 100 and 1,000 other live children; 1b. spawn by the
+ * caller's size (spawn.c); 2. signals;
  * 2b. the application's waits; 3. close -> dead and owner SIGKILL ->
  * dead; 4. exit -> POLLHUP.  Every row is measured against a baseline in
  * the same run; every goal is judged from the measured number.
@@ -960,7 +961,7 @@ main(int argc, char **argv)
 	}
 	warm_up(&guardians);
 	bench_spawn(&it);
-	bench_spawn_size(it.it_exec / it.it_rounds, it.it_rounds);
+	bench_spawn_size(it.it_exec / it.it_rounds, it.it_rounds, quick);
 	bench_signals(&it);
 	bench_waits(&it);
 	bench_closekill(&it, &sc, &sk, &sw);

@@ -123,7 +123,7 @@ long	mem_available_kb(void);
 void	sleep_ns(int64_t);
 
 /* spawn.c */
-void	bench_spawn_size(size_t, size_t);
+void	bench_spawn_size(size_t, size_t, bool);
 
 /* scale.c */
 void	bench_scale(size_t, int, int, size_t, struct guardians *);

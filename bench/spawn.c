@@ -8,7 +8,8 @@
  * Section 1b: spawn by the caller's size (issue #37).  A spawn that
  * copies the caller's address space costs more the bigger the caller;
  * one that shares it (the C library's posix_spawn, FreeBSD's RFSPAWN)
- * does not.  Our heap is grown to 0, 512 MiB and 2 GiB, every page
+ * does not.  Our heap is grown to 0, 512 MiB and 2 GiB (-q: 0, 64 and
+ * 256 MiB), every page
  * written (anonymous memory as malloc(3) gets it, no huge pages asked
  * for), and at each size the spawns of /bin/true are timed to the
  * child's collection:
@@ -152,8 +153,11 @@ static const struct sz_variant {
 #define	SZ_NV		(sizeof(sz_variants) / sizeof(sz_variants[0]))
 #define	SZ_PD		1		/* The descriptor's posix_spawn. */
 
-static const size_t sz_mib[] = { 0, 512, 2048 };
-#define	SZ_NS		(sizeof(sz_mib) / sizeof(sz_mib[0]))
+/* The heaps: a full run's, and a quick one's (-q), which only keeps the
+   code from rotting. */
+static const size_t sz_full[] = { 0, 512, 2048 };
+static const size_t sz_quick[] = { 0, 64, 256 };
+#define	SZ_NS		(sizeof(sz_full) / sizeof(sz_full[0]))
 
 /* Grow the heap at *basep (*lenp bytes) to mib MiB, every page written. */
 static void
@@ -212,16 +216,18 @@ sz_level(size_t per, struct samples *sr)
  * forward, half backward).
  */
 void
-bench_spawn_size(size_t per, size_t rounds)
+bench_spawn_size(size_t per, size_t rounds, bool quick)
 {
+	const size_t *sz_mib = quick ? sz_quick : sz_full;
 	struct samples s[SZ_NS][SZ_NV], rr[SZ_NS][SZ_NV], flat;
 	struct samples sr[SZ_NS][SZ_NV];
 	char name[96], *heap;
 	size_t i, k, l, r, len;
 	int error;
 
-	out_section("1b. Spawn by the caller's size: heap of 0, 512 MiB "
-	    "and 2 GiB, written (%zu rounds)", rounds);
+	out_section("1b. Spawn by the caller's size: heaps of %zu, %zu and "
+	    "%zu MiB, written (%zu rounds)", sz_mib[0], sz_mib[1], sz_mib[2],
+	    rounds);
 	if ((error = procdesc_posix_spawnattr_init(&sz_attr)) != 0 ||
 	    (error = procdesc_posix_spawnattr_setprocdescp_np(&sz_attr,
 	    &sz_fd, 0)) != 0) {
@@ -266,13 +272,14 @@ bench_spawn_size(size_t per, size_t rounds)
 			    i == 0 ? NULL : &s[l][0], NULL, V_NONE);
 			if (i == 0)
 				continue;
-			snprintf(name, sizeof(name), "%s, a round",
-			    sz_variants[i].v_name);
+			snprintf(name, sizeof(name), "%s, %zu MiB, a round",
+			    sz_variants[i].v_name, sz_mib[l]);
 			out_ratio(name, &rr[l][i], sz_variants[i].v_goal);
 		}
 	}
-	out_ratio("posix_spawn, a descriptor: 2 GiB / 0, a round", &flat,
-	    1.3);
+	snprintf(name, sizeof(name), "posix_spawn, a descriptor: %zu MiB / "
+	    "%zu MiB, a round", sz_mib[SZ_NS - 1], sz_mib[0]);
+	out_ratio(name, &flat, 1.3);
 	for (l = 0; l < SZ_NS; l++)
 		for (i = 0; i < SZ_NV; i++) {
 			samples_free(&s[l][i]);

@@ -46,6 +46,7 @@
 #include "procdesc-overlay/spawn.h"
 #pragma GCC visibility pop
 #include "common.h"
+#include "fork.h"
 #include "syscall.h"
 
 /* Its RFSPAWN child may share our memory and stack, as vfork's (NOTES 2.8). */
@@ -345,11 +346,17 @@ sp_spawn_pd(pid_t *pidp, struct sp_child *c, int *fdp, int pdrflags)
 	volatile int *err;
 	pid_t pid;
 	int cs, error, fd;
+#if PROCDESC_VFORK
+	volatile int ours;
 
+	/* The child shares our memory (fork.h): no page of its own. */
+	err = &ours;
+#else
 	err = mmap(NULL, sizeof(*err), PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (err == MAP_FAILED)
 		return (errno);
+#endif
 	*err = 0;
 	c->c_err = err;
 	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
@@ -357,7 +364,9 @@ sp_spawn_pd(pid_t *pidp, struct sp_child *c, int *fdp, int pdrflags)
 	if (pid == 0)
 		sp_child(c);
 	error = (pid == -1) ? errno : *err;
+#if !PROCDESC_VFORK
 	(void)munmap((void *)(uintptr_t)err, sizeof(*err));
+#endif
 	if (pid != -1 && error != 0)
 		sp_collect(fd);
 	(void)pthread_setcancelstate(cs, NULL);
