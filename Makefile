@@ -125,7 +125,7 @@ $(O)/static/%.o: lib/%.c $(CONFIG)
 
 $(SHLIB): $(LIB_OBJS) $(LIB_MAPS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
-	    $(LIB_MAPS:%=-Wl,--version-script,%) -Wl,-z,defs \
+	    $(LIB_MAPS:%=-Wl,--version-script,%) -Wl,-z,defs -Wl,-z,nodelete \
 	    -o $@ $(LIB_OBJS) -pthread
 
 $(O)/libprocdesc.so: $(SHLIB)
@@ -183,6 +183,17 @@ $(TESTS_O)/nokernel_helper: tests/nokernel_helper.c $(SHLIB) \
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(O) \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
 
+# dlopen_test's host, not linked with the library, and its plugin, which
+# is (NOTES 2.17).
+$(TESTS_O)/dlopen_helper: tests/dlopen_helper.c $(CONFIG)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -ldl
+$(TESTS_O)/dlopen_plugin.so: tests/dlopen_plugin.c $(SHLIB) \
+    $(O)/libprocdesc.so $(CONFIG)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -L$(O) \
+	    -Wl,-rpath,$(abspath $(O)) -lprocdesc
+
 # spawn_test includes <spawn.h> through the overlay, as ported code does.
 $(TESTS_O)/spawn_test: tests/spawn_test.c tests/testutil.c tests/testutil.h \
     include/procdesc-overlay/spawn.h $(SHLIB) $(O)/libprocdesc.so $(GUARDIAN)
@@ -192,7 +203,8 @@ $(TESTS_O)/spawn_test: tests/spawn_test.c tests/testutil.c tests/testutil.h \
 	    -Wl,-rpath,$(abspath $(O)) -lprocdesc $(TEST_LIBS) -pthread
 
 $(TESTS_O)/capsicum_test: tests/capsicum_test.c \
-    compat/include/sys/capsicum.h compat/include/capsicum_helpers.h $(CONFIG)
+    compat/include/sys/capsicum.h compat/include/sys/caprights.h \
+    compat/include/capsicum_helpers.h $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE $(ALL_CFLAGS) -Icompat/include $(TEST_CFLAGS) \
 	    -o $@ $< $(TEST_LIBS)
@@ -227,7 +239,8 @@ endif
 torture: tests/torture
 	$(TORTURE_ENV) ./tests/torture -s $(SECONDS) $(if $(SEED),-S $(SEED))
 
-tests: $(TEST_PROGS) tests/nokernel_helper tests/torture
+DLOPEN_PROGS=	$(TESTS_O)/dlopen_helper $(TESTS_O)/dlopen_plugin.so
+tests: $(TEST_PROGS) tests/nokernel_helper tests/torture $(DLOPEN_PROGS)
 
 # The kernel matrix (tests/kernels/run): its feature probe, and the run.
 $(TESTS_O)/kernels/probe: tests/kernels/probe.c compat/syscall.h \
@@ -239,8 +252,8 @@ $(TESTS_O)/kernels/probe: tests/kernels/probe.c compat/syscall.h \
 # test the install tree and the compilers, not the kernel), the helper
 # api_test runs, the probe and the demo.
 KERNEL_PROGS=	$(patsubst tests/%.c,$(TESTS_O)/%,$(wildcard tests/*_test.c)) \
-		$(TESTS_O)/nokernel_helper $(TESTS_O)/kernels/probe \
-		$(EXAMPLES_O)/demo
+		$(TESTS_O)/nokernel_helper $(DLOPEN_PROGS) \
+		$(TESTS_O)/kernels/probe $(EXAMPLES_O)/demo
 kernel-progs: all $(KERNEL_PROGS)
 
 # ARCH (amd64 or arm64): the guests' architecture, the host's by default.
@@ -342,7 +355,8 @@ install: all
 	install -m 755 $(GUARDIAN) $(DESTDIR)$(LIBEXECDIR)/
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
-	install -m 644 compat/include/sys/capsicum.h $(DESTDIR)$(INCLUDEDIR)/sys/
+	install -m 644 compat/include/sys/capsicum.h \
+	    compat/include/sys/caprights.h $(DESTDIR)$(INCLUDEDIR)/sys/
 	install -m 644 compat/include/capsicum_helpers.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 man/pdfork.3 $(DESTDIR)$(MANDIR)/man3/
 	for l in $(MLINKS); do ln -sf pdfork.3 $(DESTDIR)$(MANDIR)/man3/$$l; done
@@ -364,6 +378,7 @@ uninstall:
 	    $(DESTDIR)$(LIBEXECDIR)/procdesc-guardian \
 	    $(DESTDIR)$(PKGCONFIGDIR)/libprocdesc.pc \
 	    $(DESTDIR)$(INCLUDEDIR)/sys/capsicum.h \
+	    $(DESTDIR)$(INCLUDEDIR)/sys/caprights.h \
 	    $(DESTDIR)$(INCLUDEDIR)/capsicum_helpers.h \
 	    $(DESTDIR)$(MANDIR)/man3/pdfork.3 \
 	    $(MLINKS:%=$(DESTDIR)$(MANDIR)/man3/%) \
@@ -376,6 +391,7 @@ uninstall:
 
 clean: clean-extra
 	rm -rf $(O) $(TEST_PROGS) tests/nokernel_helper tests/torture \
+	    $(DLOPEN_PROGS) \
 	    tests/kernels/probe examples/demo tests/results
 
 # Fragments owned by bench/ and examples/ (targets bench, examples,

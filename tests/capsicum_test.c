@@ -15,6 +15,8 @@
 
 #define	_POSIX_C_SOURCE	200809L
 
+/* <sys/caprights.h> first: alone, it gives the rights type. */
+#include <sys/caprights.h>
 #include <sys/capsicum.h>
 
 #include <atf-c.h>
@@ -23,6 +25,7 @@
 #include <nl_types.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -328,6 +331,25 @@ ATF_TC_BODY(caph_cache_catpages__catopen, tc)
 	ATF_CHECK_EQ(t_catopen_flag, NL_CAT_LOCALE);
 }
 
+/*
+ * ENOTCAPABLE and ECAPMODE: two values, neither one the C library knows,
+ * so neither a Linux errno on this architecture.
+ */
+ATF_TC_WITHOUT_HEAD(errno__capsicum_values);
+ATF_TC_BODY(errno__capsicum_values, tc)
+{
+	static const int v[] = { ENOTCAPABLE, ECAPMODE };
+	char unknown[32];
+	size_t i;
+
+	ATF_CHECK(ENOTCAPABLE != ECAPMODE);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		snprintf(unknown, sizeof(unknown), "Unknown error %d", v[i]);
+		ATF_CHECK_STREQ_MSG(strerror(v[i]), unknown,
+		    "%d is an errno of the C library's", v[i]);
+	}
+}
+
 /* cap_rights_init gives version 0, both index bits and the listed rights. */
 ATF_TC_WITHOUT_HEAD(cap_rights_init__words);
 ATF_TC_BODY(cap_rights_init__words, tc)
@@ -526,6 +548,7 @@ ATF_TP_ADD_TCS(tp)
 {
 
 	ATF_TP_ADD_TC(tp, constants__encoding);
+	ATF_TP_ADD_TC(tp, errno__capsicum_values);
 	ATF_TP_ADD_TC(tp, cap_enter__enosys);
 	ATF_TP_ADD_TC(tp, cap_getmode__enosys);
 	ATF_TP_ADD_TC(tp, cap_sandboxed__false);

@@ -184,6 +184,7 @@ t_expected_layout()
 	cat <<EOF
 usr/local/include/capsicum_helpers.h
 usr/local/include/procdesc-overlay/spawn.h
+usr/local/include/sys/caprights.h
 usr/local/include/sys/capsicum.h
 usr/local/include/sys/procdesc.h
 usr/local/lib/libprocdesc.a
@@ -239,6 +240,7 @@ layout_body()
 	done
 	for f in usr/local/include/sys/procdesc.h \
 	    usr/local/include/sys/capsicum.h \
+	    usr/local/include/sys/caprights.h \
 	    usr/local/include/capsicum_helpers.h \
 	    usr/local/lib/libprocdesc.a \
 	    usr/local/lib/pkgconfig/libprocdesc.pc \

@@ -20,7 +20,24 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 pkgs="libprocdesc0 libprocdesc-dev libprocdesc0-dbgsym"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# Whatever happens after the install (a failed check, an interrupt), no
+# package of ours stays on the machine, installed or half-removed: one is
+# easy to link by mistake, since pkg-config adds no rpath.
+attempted=false
+cleanup()
+{
+	rm -rf "$tmp"
+	# Any state but "not installed" (ii, iU, iF, rc, ...).
+	# shellcheck disable=SC2086 # A list of packages.
+	if $attempted && dpkg -l $pkgs 2>/dev/null | grep -q '^[a-z][^n]'
+	then
+		# shellcheck disable=SC2086
+		apt-get remove -y -q --purge $pkgs >/dev/null 2>&1 ||
+		    echo "deb-test: could not purge $pkgs" >&2
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 cp tests/guardian_prog.c "$tmp/prog.c"
 
@@ -41,7 +58,8 @@ fi
 installed=false
 if ! ls obj/deb/libprocdesc0_*.deb >/dev/null 2>&1; then
 	skipped "apt-get install: no packages"
-elif apt-get install -y -q ./obj/deb/*.deb >"$tmp/apt.log" 2>&1; then
+elif attempted=true &&
+    apt-get install -y -q ./obj/deb/*.deb >"$tmp/apt.log" 2>&1; then
 	ok "apt-get install ./obj/deb/*.deb"
 	installed=true
 else

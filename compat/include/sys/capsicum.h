@@ -47,6 +47,22 @@
 #include <stdbool.h>
 #endif
 
+/*
+ * Capsicum's errno values.  FreeBSD's (93 and 94) are Linux's
+ * EPROTONOSUPPORT and ESOCKTNOSUPPORT, so these are FreeBSD's plus 1000:
+ * above every Linux errno on every architecture (MIPS's EDQUOT, 1133, is
+ * the one larger), so that a test of errno never takes one for another.
+ * Nothing here returns them (nothing is ever limited); ported code that
+ * tests for them builds, and strerror(3) calls them "Unknown error 1093"
+ * and "Unknown error 1094".
+ */
+#ifndef ENOTCAPABLE
+#define	ENOTCAPABLE	1093	/* Capabilities insufficient. */
+#endif
+#ifndef ECAPMODE
+#define	ECAPMODE	1094	/* Not permitted in capability mode. */
+#endif
+
 /* <sys/caprights.h>: the rights set type. */
 #define	CAP_RIGHTS_VERSION_00	0
 #define	CAP_RIGHTS_VERSION	CAP_RIGHTS_VERSION_00
