@@ -1,8 +1,9 @@
 # bench/bench.mk: `make bench` (issue #7), included by the top Makefile.
 #
-#   make bench            full run, about 5 minutes on 2 cores
+#   make bench            full run, 5 to 25 minutes on 2 cores (23.5 on
+#                         a machine whose fork takes 1 ms)
 #   make bench QUICK=1    fewer iterations, 1,000 children in sections 5
-#                         and 6, about 16 s
+#                         and 6, smaller heaps in 1b, 20 s to 1.5 min
 #   make bench SCALE=n    n children in section 6, the limit run
 #                         (default 19000, QUICK 1000); SCALE=0 skips it
 #   make bench-kernel     section 7 alone in Debian's 7.2 under QEMU,
