@@ -71,6 +71,9 @@ SONAME=		libprocdesc.so.$(SOVERSION)
 SHLIB=		$(O)/libprocdesc.so.$(VERSION)
 STLIB=		$(O)/libprocdesc.a
 GUARDIAN=	$(O)/procdesc-guardian
+# The waits for LD_PRELOAD into programs not linked with the library
+# (lib/preload.c): no symbol versions, in LIBEXECDIR beside the guardian.
+PRELOAD=	$(O)/libprocdesc-preload.so
 GUARDIAN_PATH=	$(LIBEXECDIR)/procdesc-guardian
 # The shared library looks for the guardian first at LIBEXECDIR as seen
 # from LIBDIR, from wherever it was loaded (lib/guardian_start.c), then at
@@ -95,7 +98,7 @@ TEST_LIBS=	$(shell pkg-config --libs atf-c 2>/dev/null)
 TESTS_O=	tests
 EXAMPLES_O=	examples
 
-all: $(SHLIB) $(O)/libprocdesc.so $(STLIB) $(GUARDIAN) $(PC)
+all: $(SHLIB) $(O)/libprocdesc.so $(STLIB) $(GUARDIAN) $(PRELOAD) $(PC)
 
 # Header dependencies come from the compiler (-MMD -MP), not by hand.
 DEPFLAGS=	-MMD -MP
@@ -131,6 +134,10 @@ $(SHLIB): $(LIB_OBJS) $(LIB_MAPS)
 $(O)/libprocdesc.so: $(SHLIB)
 	ln -sf libprocdesc.so.$(VERSION) $(O)/$(SONAME)
 	ln -sf $(SONAME) $@
+
+$(PRELOAD): $(O)/pic/preload.o $(O)/libprocdesc.so
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ \
+	    $(O)/pic/preload.o -L$(O) -Wl,--no-as-needed -lprocdesc -ldl
 
 $(STLIB): $(LIB_AOBJS)
 	rm -f $@
@@ -353,6 +360,7 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprocdesc.so
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(GUARDIAN) $(DESTDIR)$(LIBEXECDIR)/
+	install -m 644 $(PRELOAD) $(DESTDIR)$(LIBEXECDIR)/
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 644 compat/include/sys/capsicum.h \
@@ -376,6 +384,7 @@ uninstall:
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libprocdesc.so \
 	    $(DESTDIR)$(LIBDIR)/libprocdesc.a \
 	    $(DESTDIR)$(LIBEXECDIR)/procdesc-guardian \
+	    $(DESTDIR)$(LIBEXECDIR)/libprocdesc-preload.so \
 	    $(DESTDIR)$(PKGCONFIGDIR)/libprocdesc.pc \
 	    $(DESTDIR)$(INCLUDEDIR)/sys/capsicum.h \
 	    $(DESTDIR)$(INCLUDEDIR)/sys/caprights.h \

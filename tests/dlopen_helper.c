@@ -6,6 +6,7 @@
 
 /*
  *	dlopen_helper plugin.so cycles
+ *	dlopen_helper plugin.so waits
  *
  * A host not linked with the library (dlopen_test runs it): cycles times
  * it dlopens the plugin (tests/dlopen_plugin.c), which loads the library,
@@ -17,6 +18,13 @@
  * are there by then), but the kept children's; then each kept
  * descriptor's close kills its child, and the host still forks.  Exit 0
  * and "ok", or 1 and what went wrong.
+ *
+ * waits: the plugin's child execs and exits, which signals the host, and
+ * the host's waitpid(-1, WNOHANG) must not take it (FreeBSD's rule, which
+ * needs libprocdesc-preload.so in LD_PRELOAD here, since the host's waits
+ * are the C library's otherwise): the plugin's pdwait then gets its
+ * status.  Exit 0 and "ok", 2 if the host's wait took the child, 1 if
+ * something else went wrong.
  */
 
 #include <sys/syscall.h>
@@ -78,6 +86,35 @@ dh_dies(pid_t pid)
 	return (n == 1);
 }
 
+static int
+dh_waits(const char *plugin)
+{
+	int (*exec)(pid_t *), (*collect)(int);
+	pid_t pid, got;
+	int fd, st;
+	void *h;
+
+	if ((h = dlopen(plugin, RTLD_NOW | RTLD_LOCAL)) == NULL)
+		errx(1, "dlopen: %s", dlerror());
+	exec = (int (*)(pid_t *))dlsym(h, "plugin_exec");
+	collect = (int (*)(int))dlsym(h, "plugin_collect");
+	if (exec == NULL || collect == NULL)
+		errx(1, "dlsym: %s", dlerror());
+	if ((fd = exec(&pid)) == -1)
+		errx(1, "pdfork, exec or poll failed");
+	if ((got = waitpid(-1, &st, WNOHANG)) == pid) {
+		printf("the host's waitpid(-1) took the pdfork child %d\n",
+		    (int)pid);
+		return (2);
+	}
+	if (got != 0 && got != -1)
+		errx(1, "waitpid(-1): %d", (int)got);
+	if (collect(fd) != 0)
+		errx(1, "pdwait: not the exit status 0 of true(1)");
+	printf("ok: waits\n");
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -87,8 +124,10 @@ main(int argc, char **argv)
 	long fds0, threads0;
 	void *h;
 
+	if (argc == 3 && strcmp(argv[2], "waits") == 0)
+		return (dh_waits(argv[1]));
 	if (argc != 3 || (cycles = atoi(argv[2])) <= 0)
-		errx(1, "usage: dlopen_helper plugin.so cycles");
+		errx(1, "usage: dlopen_helper plugin.so cycles | waits");
 	fds0 = threads0 = -1;
 	nkept = 0;
 	for (c = 0; c < cycles; c++) {

@@ -14,11 +14,14 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
 int	plugin_spawn(pid_t *);
 int	plugin_run(void);
+int	plugin_exec(pid_t *);
+int	plugin_collect(int);
 
 /* A child that pauses: its descriptor, which the host keeps; -1 on error. */
 int
@@ -56,4 +59,43 @@ plugin_run(void)
 		return (-1);
 	}
 	return (close(fd));
+}
+
+/*
+ * A child that execs true(1), so that its exit signals the host (Linux
+ * resets the exit signal at exec); its descriptor once it has exited, or
+ * -1.
+ */
+int
+plugin_exec(pid_t *pidp)
+{
+	struct pollfd pfd;
+	pid_t pid;
+	int fd;
+
+	if ((pid = pdfork(&fd, PD_CLOEXEC)) == -1)
+		return (-1);
+	if (pid == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 10000) != 1) {
+		(void)close(fd);
+		return (-1);
+	}
+	*pidp = pid;
+	return (fd);
+}
+
+/* The child's exit status through its descriptor, closed; or -1. */
+int
+plugin_collect(int fd)
+{
+	int error, st;
+
+	error = pdwait(fd, &st, WEXITED, NULL, NULL);
+	(void)close(fd);
+	return (error == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st));
 }

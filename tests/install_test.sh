@@ -193,6 +193,7 @@ usr/local/lib/libprocdesc.so.0 -> libprocdesc.so.$v
 usr/local/lib/libprocdesc.so.$v
 usr/local/lib/pkgconfig/libprocdesc-overlay.pc
 usr/local/lib/pkgconfig/libprocdesc.pc
+usr/local/libexec/libprocdesc-preload.so
 usr/local/libexec/procdesc-guardian
 usr/local/share/man/man3/pddupfd.3 -> pdfork.3
 usr/local/share/man/man3/pdfork.3
@@ -244,6 +245,7 @@ layout_body()
 	    usr/local/include/capsicum_helpers.h \
 	    usr/local/lib/libprocdesc.a \
 	    usr/local/lib/pkgconfig/libprocdesc.pc \
+	    usr/local/libexec/libprocdesc-preload.so \
 	    usr/local/include/procdesc-overlay/spawn.h \
 	    usr/local/lib/pkgconfig/libprocdesc-overlay.pc \
 	    usr/local/share/man/man3/posix_spawnattr_setprocdescp_np.3 \

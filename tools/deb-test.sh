@@ -126,6 +126,15 @@ if $installed; then
 		bad "cc \$(pkg-config ... libprocdesc-overlay): posix_spawn, run"
 	fi
 
+	# The preload object, where the .pc says, loads into any program.
+	preload=$(pkg-config --variable=preload libprocdesc)
+	if [ -f "$preload" ] &&
+	    [ -z "$(LD_PRELOAD=$preload /bin/true 2>&1)" ]; then
+		ok "LD_PRELOAD=$preload /bin/true"
+	else
+		bad "LD_PRELOAD=$preload /bin/true"
+	fi
+
 	# The static library knows the packaged path only.
 	# shellcheck disable=SC2046
 	if cc -Wall -Werror -static -o "$tmp/sprog" "$tmp/prog.c" \
@@ -151,6 +160,7 @@ else
 	skipped "guardian path: not installed"
 	skipped "pkg-config program: not installed"
 	skipped "overlay program: not installed"
+	skipped "preload object: not installed"
 	skipped "static program: not installed"
 	skipped "apt-get remove: not installed"
 fi
