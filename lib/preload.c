@@ -28,7 +28,16 @@
 #include <unistd.h>
 
 #define	PL_PUBLIC	__attribute__((visibility("default")))
-#define	PL_VERSION	"LIBPROCDESC_1.2"
+
+/*
+ * The library's own, by version.  musl has no symbol versions (there,
+ * LD_PRELOAD=libprocdesc.so works as it is, and so does this).
+ */
+#ifdef __GLIBC__
+#define	PL_SYM(h, name)	dlvsym((h), (name), "LIBPROCDESC_1.2")
+#else
+#define	PL_SYM(h, name)	dlsym((h), (name))
+#endif
 
 static pid_t	(*pl_wait4)(pid_t, int *, int, struct rusage *);
 static int	(*pl_waitid)(idtype_t, id_t, siginfo_t *, int);
@@ -41,10 +50,10 @@ pl_init(void)
 
 	if ((h = dlopen("libprocdesc.so.0", RTLD_NOW | RTLD_NOLOAD)) == NULL)
 		return;
-	pl_wait4 = (pid_t (*)(pid_t, int *, int, struct rusage *))dlvsym(h,
-	    "wait4", PL_VERSION);
-	pl_waitid = (int (*)(idtype_t, id_t, siginfo_t *, int))dlvsym(h,
-	    "waitid", PL_VERSION);
+	pl_wait4 = (pid_t (*)(pid_t, int *, int, struct rusage *))PL_SYM(h,
+	    "wait4");
+	pl_waitid = (int (*)(idtype_t, id_t, siginfo_t *, int))PL_SYM(h,
+	    "waitid");
 	(void)dlclose(h);
 }
 
