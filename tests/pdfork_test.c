@@ -12,6 +12,7 @@
 #include <sys/procdesc.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <atf-c.h>
@@ -20,7 +21,10 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -383,6 +387,103 @@ T_TC(poll__thread_woken, "a thread blocked in poll is woken by the exit")
 	ATF_REQUIRE(close(pt.ready[1]) == 0);
 }
 
+static volatile sig_atomic_t ex_sigchld;
+
+static void
+ex_on_sigchld(int sig)
+{
+
+	(void)sig;
+	ex_sigchld = 1;
+}
+
+struct ex_release {
+	pid_t	er_tid;		/* The thread that polls. */
+	int	er_fd;		/* Closing it lets the child's shell exit. */
+};
+
+/* Once the main thread is in poll(2), let the exec'd child exit. */
+static void *
+ex_release_main(void *arg)
+{
+	struct timespec tick = { 0, 1000 * 1000 };
+	struct ex_release *er;
+	char path[64], buf[64];
+	sigset_t set;
+	long nr;
+	int fd, i;
+	ssize_t n;
+
+	er = arg;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	(void)pthread_sigmask(SIG_BLOCK, &set, NULL);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
+	    (int)er->er_tid);
+	for (i = 0; i < T_LONG_MS; i++) {
+		if ((fd = open(path, O_RDONLY)) == -1)
+			break;
+		n = read(fd, buf, sizeof(buf) - 1);
+		(void)close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		nr = strtol(buf, NULL, 10);
+		if (nr == SYS_poll || nr == SYS_ppoll)
+			break;
+		(void)nanosleep(&tick, NULL);
+	}
+	(void)close(er->er_fd);
+	return (NULL);
+}
+
+/*
+ * pdfork(3) COMPATIBILITY: a child that exec'd sends SIGCHLD at its exit,
+ * and with a handler (SA_RESTART too) the owner's poll(2) fails with
+ * EINTR, where FreeBSD's owner gets no signal.  The documented deviation,
+ * kept true here.
+ */
+T_TC(compat__exec_sigchld_eintr, "an exec'd child's exit interrupts the "
+    "owner's poll with EINTR when it has a SIGCHLD handler")
+{
+	struct sigaction sa, old;
+	struct ex_release er;
+	struct pollfd pfd;
+	pthread_t td;
+	int fd, in[2], idle[2], n, saved;
+	pid_t pid;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ex_on_sigchld;
+	sa.sa_flags = SA_RESTART;
+	ATF_REQUIRE(sigaction(SIGCHLD, &sa, &old) == 0);
+	ATF_REQUIRE(pipe(in) == 0);
+	ATF_REQUIRE(pipe(idle) == 0);
+	pid = pdfork(&fd, PD_CLOEXEC);
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		if (dup2(in[0], 0) == -1 || close(in[1]) == -1)
+			_exit(126);
+		execl("/bin/sh", "sh", "-c", "read x; exit 0", (char *)NULL);
+		_exit(127);
+	}
+	ATF_REQUIRE(close(in[0]) == 0);
+	er.er_tid = (pid_t)syscall(SYS_gettid);
+	er.er_fd = in[1];
+	ex_sigchld = 0;
+	ATF_REQUIRE(pthread_create(&td, NULL, ex_release_main, &er) == 0);
+	pfd.fd = idle[0];
+	pfd.events = POLLIN;
+	n = poll(&pfd, 1, T_LONG_MS);
+	saved = errno;
+	ATF_REQUIRE(pthread_join(td, NULL) == 0);
+	ATF_CHECK_MSG(n == -1 && saved == EINTR, "poll: %d (%s), not EINTR",
+	    n, n == -1 ? strerror(saved) : "no error");
+	ATF_CHECK(ex_sigchld == 1);
+	t_wait_exit_code(fd, 0, "pdfork");
+	ATF_REQUIRE(sigaction(SIGCHLD, &old, NULL) == 0);
+	ATF_REQUIRE(close(idle[0]) == 0);
+	ATF_REQUIRE(close(idle[1]) == 0);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 
@@ -401,5 +502,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, poll__hup_at_exit);
 	ATF_TP_ADD_TC(tp, select__exit);
 	ATF_TP_ADD_TC(tp, poll__thread_woken);
+	ATF_TP_ADD_TC(tp, compat__exec_sigchld_eintr);
 	return (atf_no_error());
 }
