@@ -191,6 +191,7 @@ procdesc_create_fork(int pdflags, bool spawn, pid_t *pidp, int *fdp)
 	return (0);
 }
 
+#if PROCDESC_VFORK
 /* RFSPAWN in our memory (fork.h): all but the clone, which the entry makes. */
 int
 procdesc_create_vfork_begin(struct procdesc_create *cc, int pdflags)
@@ -217,6 +218,7 @@ procdesc_create_vfork_end(struct procdesc_create *cc, long ret, pid_t *pidp,
 	*pidp = pid;
 	return (0);
 }
+#endif /* PROCDESC_VFORK */
 
 /*
  * Whether we may debug the process behind pidfd, as FreeBSD's pdopenpid

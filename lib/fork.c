@@ -459,7 +459,6 @@ __asm__(
     PA_VFORK_ASM
     "	.size	pdrfork, .-pdrfork\n"
     "	.popsection\n");
-#endif
 
 /*
  * In the vfork child, on its parent's stack below the caller's frame:
@@ -535,3 +534,4 @@ procdesc_fork_vfork_finish(struct procdesc_vfork *vf, long ret, pid_t *pidp,
 	*pidfdp = vf->vf_pidfd;
 	return (0);
 }
+#endif /* PROCDESC_VFORK */

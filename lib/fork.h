@@ -42,7 +42,8 @@ typedef void procdesc_fork_hook_t(const struct procdesc_ck_req *);
 
 /*
  * One such creation, made by begin (procdesc.c) and read by the entry
- * (lib/arch/), which knows the first four members by offset.
+ * (lib/arch/), which knows vf_ret, vf_reg, vf_child, vf_ca and vf_sp by
+ * offset (fork.c asserts them).
  */
 struct procdesc_vfork {
 	uintptr_t	 vf_ret;	/* The entry's: its return address, */

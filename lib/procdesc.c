@@ -157,6 +157,7 @@ pdrfork(int *fdp, int pdflags, int rfflags)
  * reuses their memory.  This thread's depth in the public calls (pd_enter)
  * counts from begin to end, so that a child calling us sees EDEADLK.
  */
+#if PROCDESC_VFORK
 struct pd_rfspawn {
 	struct procdesc_create	 rs_cc;		/* First: the entry's. */
 	int			*rs_fdp;
@@ -171,15 +172,14 @@ procdesc_rfspawn_begin(int *fdp, int pdflags)
 
 	saved = errno;
 	rs = NULL;
-	if ((error = pd_enter(true)) == 0 &&
-	    (pdflags & ~PD_ALLOWED_AT_FORK) != 0)
-		error = EINVAL;
-	else if (error == 0 && (rs = malloc(sizeof(*rs))) == NULL)
-		error = EAGAIN;
-	else if (error == 0 &&
-	    (error = procdesc_create_vfork_begin(&rs->rs_cc, pdflags)) != 0) {
-		free(rs);
-		rs = NULL;
+	if ((error = pd_enter(true)) == 0) {
+		if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
+			error = EINVAL;
+		else if ((rs = malloc(sizeof(*rs))) == NULL)
+			error = EAGAIN;
+		else if ((error = procdesc_create_vfork_begin(&rs->rs_cc,
+		    pdflags)) != 0)
+			free(rs);
 	}
 	if (error != 0) {
 		(void)pd_leave(error, saved);
@@ -217,6 +217,7 @@ procdesc_rfspawn_done(struct procdesc_vfork *vf)
 	free(vf);
 	errno = saved;
 }
+#endif /* PROCDESC_VFORK */
 
 /*
  * Identify fd.  notpd: the error for an open fd that is not a process
