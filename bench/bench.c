@@ -139,7 +139,7 @@ op_pdfork(void)
 	return (now_ns() - t0);
 }
 
-static int64_t
+int64_t
 op_posix_spawn(void)
 {
 	int64_t t0;
@@ -157,7 +157,7 @@ op_posix_spawn(void)
 	return (now_ns() - t0);
 }
 
-static int64_t
+int64_t
 op_pdrfork(void)
 {
 	int64_t t0;

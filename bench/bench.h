@@ -122,6 +122,10 @@ long	proc_syscall(pid_t, pid_t);
 long	mem_available_kb(void);
 void	sleep_ns(int64_t);
 
+/* bench.c: spawns of true(1), collected, timed (ns); spawn.c's too. */
+int64_t	op_posix_spawn(void);
+int64_t	op_pdrfork(void);
+
 /* spawn.c */
 void	bench_spawn_size(size_t, size_t, bool);
 

@@ -13,8 +13,8 @@
  * line, without a goal); each made and collected; then n pdfork children.
  * Each round gives one ratio of the per-child costs to each baseline,
  * whose median and upper quartile are reported (the goal, on
- * fork+pidfd_open, is on the quartile).  The first round is looked at closely:
- * per-child cost per twentieth (the plot of cost against live children),
+ * fork+pidfd_open, is on the quartile).  The first round is looked at
+ * closely: per-child cost per twentieth (the plot of cost against live children),
  * the owner's RSS, threads and descriptors, the guardians' RSS and
  * threads, CPU used by both over an idle period, and the time from
  * closing every descriptor to every child dead and reaped.

@@ -52,48 +52,12 @@ static char *const sz_argv[] = { "true", NULL };
 static __procdesc_spawnattr_t sz_attr;
 static int sz_fd;
 
-static void
-sz_collect(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) == -1)
-		err(1, "waitpid");
-}
-
-static void
-sz_collect_pd(int fd)
-{
-	int st;
-
-	if (pdwait(fd, &st, WEXITED, NULL, NULL) == -1)
-		err(1, "pdwait");
-	close(fd);
-}
-
-static int64_t
-sz_posix_spawn(void)
-{
-	int64_t t0;
-	pid_t pid;
-	int error;
-
-	t0 = now_ns();
-	if ((error = posix_spawn(&pid, "/bin/true", NULL, NULL, sz_argv,
-	    environ)) != 0) {
-		errno = error;
-		err(1, "posix_spawn");
-	}
-	sz_collect(pid);
-	return (now_ns() - t0);
-}
-
 static int64_t
 sz_posix_spawn_pd(void)
 {
 	int64_t t0;
 	pid_t pid;
-	int error;
+	int error, st;
 
 	t0 = now_ns();
 	if ((error = procdesc_posix_spawn(&pid, "/bin/true", NULL, &sz_attr,
@@ -101,25 +65,9 @@ sz_posix_spawn_pd(void)
 		errno = error;
 		err(1, "posix_spawn with a descriptor");
 	}
-	sz_collect_pd(sz_fd);
-	return (now_ns() - t0);
-}
-
-static int64_t
-sz_pdrfork(void)
-{
-	int64_t t0;
-	pid_t pid;
-	int fd;
-
-	t0 = now_ns();
-	if ((pid = pdrfork(&fd, 0, (int)RFSPAWN)) == 0) {
-		execve("/bin/true", sz_argv, environ);
-		_exit(127);
-	}
-	if (pid == -1)
-		err(1, "pdrfork");
-	sz_collect_pd(fd);
+	if (pdwait(sz_fd, &st, WEXITED, NULL, NULL) == -1)
+		err(1, "pdwait");
+	close(sz_fd);
 	return (now_ns() - t0);
 }
 
@@ -128,15 +76,15 @@ sz_fork(void)
 {
 	int64_t t0;
 	pid_t pid;
+	int st;
 
 	t0 = now_ns();
 	if ((pid = fork()) == 0) {
 		execve("/bin/true", sz_argv, environ);
 		_exit(127);
 	}
-	if (pid == -1)
-		err(1, "fork");
-	sz_collect(pid);
+	if (pid == -1 || waitpid(pid, &st, 0) == -1)
+		err(1, "fork/waitpid");
 	return (now_ns() - t0);
 }
 
@@ -145,9 +93,9 @@ static const struct sz_variant {
 	int64_t		(*v_op)(void);
 	double		 v_goal;	/* Over posix_spawn, or NAN. */
 } sz_variants[] = {
-	{ "posix_spawn+waitpid", sz_posix_spawn, NAN },
+	{ "posix_spawn+waitpid", op_posix_spawn, NAN },
 	{ "posix_spawn, a descriptor, +pdwait", sz_posix_spawn_pd, 1.2 },
-	{ "pdrfork(RFSPAWN)+execve+pdwait", sz_pdrfork, 1.2 },
+	{ "pdrfork(RFSPAWN)+execve+pdwait", op_pdrfork, 1.2 },
 	{ "fork+execve+waitpid", sz_fork, NAN },
 };
 #define	SZ_NV		(sizeof(sz_variants) / sizeof(sz_variants[0]))

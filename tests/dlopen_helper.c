@@ -43,23 +43,29 @@
 #define	DH_KEPT		64	/* At most this many kept. */
 #define	DH_SLACK	4	/* Descriptors the library may add later. */
 
+/* Our open descriptors. */
 static long
-dh_count(const char *what)
+dh_fds(void)
+{
+	DIR *d;
+	long n;
+
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		err(1, "opendir");
+	for (n = -3; readdir(d) != NULL; n++)	/* ., .., d's own */
+		;
+	closedir(d);
+	return (n);
+}
+
+/* Our threads. */
+static long
+dh_threads(void)
 {
 	char line[256];
 	FILE *fp;
 	long n;
 
-	if (strcmp(what, "fds") == 0) {
-		DIR *d;
-
-		if ((d = opendir("/proc/self/fd")) == NULL)
-			err(1, "opendir");
-		for (n = -3; readdir(d) != NULL; n++)	/* ., .., d's own */
-			;
-		closedir(d);
-		return (n);
-	}
 	if ((fp = fopen("/proc/self/status", "r")) == NULL)
 		err(1, "fopen");
 	n = -1;
@@ -148,8 +154,8 @@ main(int argc, char **argv)
 			errx(1, "cycle %d: dlclose: %s", c, dlerror());
 		if (c == 0) {
 			/* The library loaded, its reaper and guardian up. */
-			fds0 = dh_count("fds") - nkept;
-			threads0 = dh_count("threads");
+			fds0 = dh_fds() - nkept;
+			threads0 = dh_threads();
 		}
 		/* A kept child closed now and then wakes the reaper. */
 		if (c % DH_EVERY == DH_EVERY / 2 && nkept > 1) {
@@ -159,12 +165,12 @@ main(int argc, char **argv)
 				errx(1, "cycle %d: a closed child lives", c);
 		}
 	}
-	if (dh_count("threads") > threads0)
+	if (dh_threads() > threads0)
 		errx(1, "%ld threads, %ld after the first cycle",
-		    dh_count("threads"), threads0);
-	if (dh_count("fds") > fds0 + nkept + DH_SLACK)
+		    dh_threads(), threads0);
+	if (dh_fds() > fds0 + nkept + DH_SLACK)
 		errx(1, "%ld descriptors, %ld after the first cycle and %d "
-		    "kept", dh_count("fds"), fds0, nkept);
+		    "kept", dh_fds(), fds0, nkept);
 	for (i = 0; i < nkept; i++) {
 		close(kept_fd[i]);
 		if (!dh_dies(kept_pid[i]))
