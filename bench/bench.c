@@ -521,6 +521,17 @@ until_dead(int fd, int64_t t0)
 	return (now_ns() - t0);
 }
 
+/* Is system call nr poll(2)?  arm64 has ppoll alone. */
+static bool
+in_poll(long nr)
+{
+#ifdef SYS_poll
+	if (nr == SYS_poll)
+		return (true);
+#endif
+	return (nr == SYS_ppoll);
+}
+
 /*
  * One wake-up of another process: a helper blocked in poll(2) on the read
  * end of a pipe, woken by the close of the write end; ns from the close
@@ -551,7 +562,7 @@ wake_once(void)
 		err(1, "fork");
 	close(p[0]);
 	t0 = now_ns();
-	while ((nr = proc_syscall(pid, pid)) != SYS_poll && nr != SYS_ppoll) {
+	while (!in_poll(nr = proc_syscall(pid, pid))) {
 		if (now_ns() - t0 > 10 * SEC)
 			errx(1, "wake-up helper not in poll after 10 s");
 		sleep_ns(20000);

@@ -427,7 +427,11 @@ ex_release_main(void *arg)
 		(void)close(fd);
 		buf[n > 0 ? n : 0] = '\0';
 		nr = strtol(buf, NULL, 10);
-		if (nr == SYS_poll || nr == SYS_ppoll)
+#ifdef SYS_poll
+		if (nr == SYS_poll)
+			break;
+#endif
+		if (nr == SYS_ppoll)	/* poll(2) on arm64 */
 			break;
 		(void)nanosleep(&tick, NULL);
 	}
