@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +39,27 @@
 #include "closekill.h"
 #include "desc.h"
 #include "lock.h"
+#include "reaper.h"
 #include "registry.h"
 #include "syscall.h"
+
+/*
+ * How long a wait for a pid waits for the guardian's answer (ch_ask()):
+ * as long as for its other answers.
+ */
+#define	CH_ASK_NS	(2 * PROCDESC_NS_PER_S)
+
+/* A wait for a pid that asked the guardian about descriptor ca_id. */
+struct ch_ask {
+	struct ch_ask	*ca_next;
+	uint64_t	 ca_id;
+	int		 ca_guardian;	/* Its guardian's slot. */
+	bool		 ca_done;	/* Answered, or no answer coming. */
+};
+
+static struct ch_ask *ch_asks;		/* (l) Those waiting. */
+static pthread_cond_t ch_answer_cv;	/* (l) An answer came. */
+static bool ch_answer_cv_ready;		/* (l) */
 
 /* An entry for a child to come, and room to file it. */
 int
@@ -372,12 +392,71 @@ ch_bypid(pid_t pid)
 }
 
 /*
+ * Whether we know, without asking the guardian, if a copy of ch's
+ * descriptor is left: the guardian told us of the last close, or the
+ * number pdfork gave still holds it (its socket cookie is that socket's
+ * alone, so nothing else passes).  One getsockopt(2).  mtx held.
+ */
+static bool
+ch_held(const struct procdesc_child *ch)
+{
+	uint64_t cookie;
+
+	PROCDESC_ASSERT_LOCKED();
+	return (ch->ch_closed || (procdesc_desc_cookie(ch->ch_fd,
+	    &cookie) == 0 && cookie == ch->ch_cookie));
+}
+
+/*
+ * Ask ch's guardian whether the last copy of its descriptor is gone, and
+ * wait for the answer (CH_ASK_NS at most), which comes after any
+ * PG_CLOSED the guardian owes for it: ch_closed is then up to date.  The
+ * guardian looks at its oracle when asked, so that a close(2) that has
+ * returned anywhere is seen.  mtx held, dropped meanwhile: ch may be gone
+ * after.  Not a cancellation point: the ask is on our stack.
+ */
+static void
+ch_ask(const struct procdesc_child *ch)
+{
+	struct ch_ask ask, **app;
+	struct timespec deadline;
+	int cancel;
+
+	PROCDESC_ASSERT_LOCKED();
+	ask.ca_id = ch->ch_id;
+	ask.ca_guardian = ch->ch_guardian;
+	ask.ca_done = false;
+	if (!procdesc_reaper_ask(ch->ch_guardian, ch->ch_id))
+		return;
+	if (!ch_answer_cv_ready) {
+		procdesc_cond_init(&ch_answer_cv);
+		ch_answer_cv_ready = true;
+	}
+	ask.ca_next = ch_asks;
+	ch_asks = &ask;
+	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	procdesc_deadline(&deadline, CH_ASK_NS);
+	while (!ask.ca_done && procdesc_cond_timedwait(&ch_answer_cv,
+	    &deadline) != ETIMEDOUT)
+		;
+	(void)pthread_setcancelstate(cancel, NULL);
+	for (app = &ch_asks; *app != &ask; app = &(*app)->ca_next)
+		;
+	*app = ask.ca_next;
+}
+
+/*
  * A wait of the application for pid, with waitid(2)'s options: *vp is
  * NONE if pid is no child of ours (the kernel answers), HIDDEN if no
- * wait for its pid may see it (PD_NOWAITPID, or its status was taken
- * behind our back), else what ch_view() says; RUNNING without WNOHANG
- * gives a pidfd to block on in *pidfdp, made while the pid is its own.
- * 0 or an errno value.
+ * wait for its pid may see it (PD_NOWAITPID, the last copy of its
+ * descriptor gone, or its status taken behind our back), else what
+ * ch_view() says; RUNNING without WNOHANG gives a pidfd to block on in
+ * *pidfdp, made while the pid is its own.  0 or an errno value.
+ *
+ * The last close (FreeBSD 15.1's rule): from then on no wait for the pid
+ * sees the child, at once after close(2) returns in whatever process,
+ * before the guardian's PG_CLOSED arrives.  Where our own copy is not at
+ * its number, the guardian is asked (ch_ask()), once.
  */
 int
 procdesc_child_waitpid(pid_t pid, int options, siginfo_t *si,
@@ -385,14 +464,21 @@ procdesc_child_waitpid(pid_t pid, int options, siginfo_t *si,
 {
 	struct procdesc_child *ch;
 	int error, saved;
+	bool asked;
 
 	saved = errno;
 	error = 0;
 	*pidfdp = -1;
+	asked = false;
 	procdesc_lock();
-	if ((ch = ch_bypid(pid)) == NULL)
+	while ((ch = ch_bypid(pid)) != NULL && !ch->ch_nowaitpid && !asked &&
+	    !ch_held(ch)) {
+		ch_ask(ch);
+		asked = true;
+	}
+	if (ch == NULL)
 		*vp = PROCDESC_VIEW_NONE;
-	else if (ch->ch_nowaitpid ||
+	else if (ch->ch_nowaitpid || (ch->ch_closed && !ch->ch_lost) ||
 	    (*vp = ch_view(ch, options, si, ru)) == PROCDESC_VIEW_NONE)
 		*vp = PROCDESC_VIEW_HIDDEN;
 	else if (*vp == PROCDESC_VIEW_RUNNING && (options & WNOHANG) == 0 &&
@@ -483,6 +569,27 @@ procdesc_child_closed(uint64_t id)
 	ch_settle(ch);
 }
 
+/*
+ * The guardian answered the asks about descriptor id (PG_ANSWER), after
+ * any PG_CLOSED it owed for it; or no answer can come.  mtx held.
+ */
+void
+procdesc_child_answered(uint64_t id)
+{
+	struct ch_ask *ask;
+	bool any;
+
+	PROCDESC_ASSERT_LOCKED();
+	any = false;
+	for (ask = ch_asks; ask != NULL; ask = ask->ca_next)
+		if (ask->ca_id == id) {
+			ask->ca_done = true;
+			any = true;
+		}
+	if (any)
+		pthread_cond_broadcast(&ch_answer_cv);
+}
+
 /* A child of dead guardian *arg: kill it, nobody guards it; mtx held. */
 static void
 ch_orphan(struct procdesc_child *ch, void *arg)
@@ -506,9 +613,16 @@ ch_orphan(struct procdesc_child *ch, void *arg)
 void
 procdesc_child_orphans(int w)
 {
+	struct ch_ask *ask;
 
 	PROCDESC_ASSERT_LOCKED();
 	procdesc_registry_foreach(ch_orphan, &w);
+	/* No answer comes from it: the asks look again (ch_lost). */
+	for (ask = ch_asks; ask != NULL; ask = ask->ca_next)
+		if (ask->ca_guardian == w) {
+			ask->ca_done = true;
+			pthread_cond_broadcast(&ch_answer_cv);
+		}
 }
 
 /*
@@ -519,6 +633,8 @@ void
 procdesc_child_atfork_child(void)
 {
 
+	ch_asks = NULL;			/* Their threads are not here. */
+	ch_answer_cv_ready = false;
 	procdesc_registry_atfork_child();
 }
 

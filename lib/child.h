@@ -49,10 +49,13 @@ struct procdesc_child {
 	struct procdesc_proc	 ch_proc;	/* (c) The process. */
 	const struct procdesc_ck_ops *ch_ck;	/* (c) Its close-kill, */
 	int			 ch_guardian;	/* (c) its guardian's slot. */
+	int			 ch_fd;		/* (c) Where pdfork put the
+						   descriptor: ch_held(). */
 	bool			 ch_exited;	/* (l) ch_si and ch_ru valid. */
 	bool			 ch_told;	/* (l) Its guardian has the exit. */
 	bool			 ch_reaped;	/* (l) The zombie is gone. */
-	bool			 ch_closed;	/* (l) No descriptor of it left. */
+	bool			 ch_closed;	/* (l) No descriptor of it left
+						   (its guardian said so). */
 	bool			 ch_lost;	/* (l) Its guardian died. */
 	bool			 ch_nowaitpid;	/* (c) PD_NOWAITPID. */
 	bool			 ch_owed;	/* (l) Reaped for a wildcard wait;
@@ -97,6 +100,7 @@ bool	procdesc_child_hide(const siginfo_t *peek) PROCDESC_HIDDEN;
 bool	procdesc_child_exit_seen(pid_t pid, int *guardianp, uint64_t *idp,
 	    siginfo_t *si, struct rusage *ru) PROCDESC_HIDDEN;
 void	procdesc_child_closed(uint64_t id) PROCDESC_HIDDEN;
+void	procdesc_child_answered(uint64_t id) PROCDESC_HIDDEN;
 void	procdesc_child_orphans(int guardian) PROCDESC_HIDDEN;
 
 void	procdesc_child_atfork_child(void) PROCDESC_HIDDEN;

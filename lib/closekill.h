@@ -79,8 +79,17 @@ struct procdesc_ck_ops {
 	 */
 	int	(*ck_status)(int w, int sock, uint64_t id, pid_t,
 		    const siginfo_t *, const struct rusage *);
-	/* The reaper: the next last close sock says: 0 and *idp; EAGAIN. */
-	int	(*ck_recv)(int sock, uint64_t *idp);
+	/*
+	 * (l) A wait for a pid asks whether the last copy of descriptor id
+	 * is gone; through sock, the reaper's copy of watcher w's socket.
+	 * The answer comes from ck_recv, after any last close of id.
+	 */
+	int	(*ck_ask)(int sock, uint64_t id);
+	/*
+	 * The reaper: what sock says next, 0 and *idp: the last close of
+	 * *idp (*closedp) or the answer to an ask; EAGAIN when nothing.
+	 */
+	int	(*ck_recv)(int sock, uint64_t *idp, bool *closedp);
 	/* (l) What the reaper watches of watcher w. */
 	void	(*ck_watcher_info)(int w, int *sockp, dev_t *devp, ino_t *inop,
 		    pid_t *pidp);

@@ -54,8 +54,11 @@ cr_adopt(struct procdesc_child *ch, struct procdesc_ck_req *cr, pid_t pid,
 	ch->ch_ck = ck;
 	ch->ch_guardian = cr->cr_watcher;
 	if ((error = ck->ck_adopt(cr, pid, pidfd, &ch->ch_proc,
-	    &ch->ch_cookie)) != 0 ||
-	    (error = procdesc_child_adopt(ch)) != 0) {
+	    &ch->ch_cookie)) == 0) {
+		ch->ch_fd = cr->cr_fd;
+		error = procdesc_child_adopt(ch);
+	}
+	if (error != 0) {
 		error = ck->ck_dispose(cr, pidfd, error);
 		close(pidfd);
 		return (error);

@@ -147,61 +147,88 @@ gc_abort(struct procdesc_ck_req *cr)
 	procdesc_unlock();
 }
 
-/*
- * A guardian with room, and a socketpair for the new descriptor: A named,
- * close-on-exec unless PD_CLOEXEC is absent, and B shut down for reading,
- * so that nothing a holder sends on A ever reaches anyone, from the first
- * instant (the guardian takes B later).
- */
+/* A guardian with room for the descriptor to come. */
 static int
-gc_pair(struct procdesc_ck_req *cr, int pdflags, uint64_t id)
+gc_begin(struct procdesc_ck_req *cr, int pdflags, uint64_t id)
 {
-	int sv[2], error;
 
 	cr->cr_fd = cr->cr_peer = cr->cr_spare = -1;
 	cr->cr_go[0] = cr->cr_go[1] = -1;
-	if ((error = procdesc_guardian_pick(&cr->cr_watcher, &cr->cr_ctl,
-	    &cr->cr_new)) != 0)
-		return (error);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
-		error = errno;
-		gc_abort(cr);
-		return (error);
-	}
-	cr->cr_fd = sv[0];
-	cr->cr_peer = sv[1];
 	cr->cr_flags = (uint32_t)pdflags;
 	cr->cr_id = id;
+	return (procdesc_guardian_pick(&cr->cr_watcher, &cr->cr_ctl,
+	    &cr->cr_new));
+}
+
+/*
+ * The socketpair of the new descriptor: A named, close-on-exec unless
+ * PD_CLOEXEC is absent, and B shut down for reading, so that nothing a
+ * holder sends on A ever reaches anyone, from the first instant (the
+ * guardian takes B later).  Closed again if anything fails.
+ */
+static int
+gc_socketpair(struct procdesc_ck_req *cr)
+{
+	int sv[2], error;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		return (errno);
+	cr->cr_fd = sv[0];
+	cr->cr_peer = sv[1];
+	error = 0;
 	if (shutdown(cr->cr_peer, SHUT_RD) == -1)
 		error = errno;
-	else if ((error = gc_name(cr)) == 0 && (pdflags & PD_CLOEXEC) == 0 &&
-	    fcntl(cr->cr_fd, F_SETFD, 0) == -1)
+	else if ((error = gc_name(cr)) == 0 &&
+	    (cr->cr_flags & PD_CLOEXEC) == 0 && fcntl(cr->cr_fd, F_SETFD,
+	    0) == -1)
 		error = errno;
-	if (error != 0)
+	if (error != 0) {
+		gc_close(&cr->cr_fd);
+		gc_close(&cr->cr_peer);
+	}
+	return (error);
+}
+
+/* Both: a guardian and the socketpair, or nothing. */
+static int
+gc_pair(struct procdesc_ck_req *cr, int pdflags, uint64_t id)
+{
+	int error;
+
+	if ((error = gc_begin(cr, pdflags, id)) != 0)
+		return (error);
+	if ((error = gc_socketpair(cr)) != 0)
 		gc_abort(cr);
 	return (error);
 }
 
 /*
- * A new child's: the pair, and what the child needs.  After fork, the
- * child waits on a pipe until we have sent its registration.  After
- * RFSPAWN, which holds us in the clone, the child registers itself; it
- * gets a spare descriptor to close, to make room for its pidfd, so that
- * no child of a process at its RLIMIT_NOFILE fails to register.
+ * A new child's: a guardian, and what the child needs.  After fork, the
+ * child waits on a pipe until we have made the pair and sent its
+ * registration (gc_adopt()): the pair is made after the clone, so that
+ * the child never holds a copy of A, which would keep A open after the
+ * owner's last close until the child got round to closing it (a wait
+ * for its pid would see it then: NOTES 1.11).  After RFSPAWN, which holds
+ * us in the clone until the child has closed its copies and exec'd, the
+ * pair comes first and the child registers itself; it gets a spare
+ * descriptor to close, to make room for its pidfd, so that no child of a
+ * process at its RLIMIT_NOFILE fails to register.
  */
 static int
 gc_prepare(struct procdesc_ck_req *cr, int pdflags, uint64_t id)
 {
 	int error;
 
-	if ((error = gc_pair(cr, pdflags, id)) != 0)
-		return (error);
-	if (cr->cr_spawn)
-		error = (cr->cr_spare = fcntl(cr->cr_peer, F_DUPFD_CLOEXEC,
-		    0)) == -1 ? errno : 0;
-	else {
+	if (!cr->cr_spawn) {
+		if ((error = gc_begin(cr, pdflags, id)) != 0)
+			return (error);
 		error = pipe2(cr->cr_go, O_CLOEXEC) == -1 ? errno : 0;
 		cr->cr_parent = getpid();
+	} else {
+		if ((error = gc_pair(cr, pdflags, id)) != 0)
+			return (error);
+		error = (cr->cr_spare = fcntl(cr->cr_peer, F_DUPFD_CLOEXEC,
+		    0)) == -1 ? errno : 0;
 	}
 	if (error != 0)
 		gc_abort(cr);
@@ -266,14 +293,15 @@ gc_child_wait(const struct procdesc_ck_req *cr)
 }
 
 /*
- * In the new child, before any code of the application (NOTES 1.5): close
- * our copies of A and B (FreeBSD's child holds no descriptor of its own),
- * and run on once our registration is in the guardian's queue, from where
+ * In the new child, before any code of the application (NOTES 1.5): hold
+ * no copy of A or B (FreeBSD's child holds no descriptor of its own), and
+ * run on once our registration is in the guardian's queue, from where
  * the guardian kills us at the last close of A, wherever and whenever it
  * happens (and if the guardian dies first, our owner's reaper does).
- * After fork, the parent sends it, and we wait for its byte on the go
- * pipe: EOF means the parent died first, and we _exit.  After RFSPAWN,
- * we send it ourselves; a full queue holds us here.  A child that cannot
+ * After fork, the pair is the parent's, made after the clone; it sends
+ * the registration, and we wait for its byte on the go pipe: EOF means
+ * the parent died first, and we _exit.  After RFSPAWN, we send it
+ * ourselves and close our copies; a full queue holds us here.  A child that cannot
  * register exits with PG_EXIT_ERRNO + the errno value as its status.  Raw
  * system calls only, nothing a sanitizer intercepts (this runs inside
  * glibc's fork, in the dispatch trap).
@@ -286,8 +314,6 @@ gc_child(const struct procdesc_ck_req *cr)
 
 	if (!cr->cr_spawn) {
 		sys_close(cr->cr_go[1]);
-		sys_close(cr->cr_fd);
-		sys_close(cr->cr_peer);
 		gc_child_wait(cr);
 		sys_close(cr->cr_go[0]);
 		return;
@@ -304,8 +330,8 @@ gc_child(const struct procdesc_ck_req *cr)
 }
 
 /*
- * The parent's half of registering its new child: after fork, send the
- * registration, never waiting (a guardian whose queue is full takes no
+ * The parent's half of registering its new child: after fork, make the
+ * pair (gc_prepare()) and send the registration, never waiting (a guardian whose queue is full takes no
  * child: EAGAIN); count the child in its guardian.  Nothing waits for the
  * guardian.  The child runs once gc_start() lets it.
  */
@@ -316,7 +342,7 @@ gc_adopt(struct procdesc_ck_req *cr, pid_t pid, int pidfd,
 	int error;
 
 	error = 0;
-	if (!cr->cr_spawn)
+	if (!cr->cr_spawn && (error = gc_socketpair(cr)) == 0)
 		error = gc_register(cr, pid, pidfd, PG_CHILD, MSG_DONTWAIT);
 	/* Only the guardian holds B now, or will, from the message. */
 	gc_close(&cr->cr_peer);
@@ -395,6 +421,18 @@ gc_open(pid_t pid, int pidfd, int pdflags, struct procdesc_ck_req *cr,
 	return (0);
 }
 
+/* Send m on the reaper's copy of a guardian's socket, without waiting. */
+static int
+gc_send(int sock, const struct pg_msg *m)
+{
+	int error;
+
+	while ((error = sys_sendto(sock, m, sizeof(*m), MSG_DONTWAIT |
+	    MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : errno) == EINTR)
+		;
+	return (error);
+}
+
 /*
  * Tell guardian w the exit the owner saw (PG_STATUS), which it hands to
  * the descriptor's other holders, through sock, the reaper's copy of its
@@ -419,10 +457,7 @@ gc_status(int w, int sock, uint64_t id, pid_t pid, const siginfo_t *si,
 	m.pm_ru = *ru;
 	if (sock == -1)
 		return (ESRCH);
-	while ((error = sys_sendto(sock, &m, sizeof(m), MSG_DONTWAIT |
-	    MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : errno) == EINTR)
-		;
-	if (error != 0) {
+	if ((error = gc_send(sock, &m)) != 0) {
 		procdesc_guardian_stalled(w);
 		error = (error == EAGAIN) ? EAGAIN : ESRCH;
 	}
@@ -430,12 +465,31 @@ gc_status(int w, int sock, uint64_t id, pid_t pid, const siginfo_t *si,
 }
 
 /*
- * The next message the guardian sent on sock, the reaper's copy of its
- * socket: 0 and the id of a descriptor whose last copy went (PG_CLOSED);
- * EAGAIN when there is none; EPIPE once the guardian is gone.
+ * Ask the guardian whether the last copy of descriptor id is gone
+ * (PG_ASK), through sock, the reaper's copy of its socket; never waits
+ * (mtx held): EAGAIN if the socket is full, which the asker takes as no
+ * answer.
  */
 static int
-gc_recv(int sock, uint64_t *idp)
+gc_ask(int sock, uint64_t id)
+{
+	struct pg_msg m;
+
+	PROCDESC_ASSERT_LOCKED();
+	memset(&m, 0, sizeof(m));
+	m.pm_op = PG_ASK;
+	m.pm_id = id;
+	return (gc_send(sock, &m));
+}
+
+/*
+ * The next message the guardian sent on sock, the reaper's copy of its
+ * socket: 0 and the id of a descriptor whose last copy went (PG_CLOSED,
+ * *closedp) or that PG_ASK asked about (PG_ANSWER); EAGAIN when there is
+ * none; EPIPE once the guardian is gone.
+ */
+static int
+gc_recv(int sock, uint64_t *idp, bool *closedp)
 {
 	struct msghdr mh;
 	struct iovec iov;
@@ -453,8 +507,10 @@ gc_recv(int sock, uint64_t *idp)
 			    EPIPE);
 		if (n == 0)
 			return (EPIPE);
-		if (n == (ssize_t)sizeof(m) && m.pm_op == PG_CLOSED) {
+		if (n == (ssize_t)sizeof(m) && (m.pm_op == PG_CLOSED ||
+		    m.pm_op == PG_ANSWER)) {
 			*idp = m.pm_id;
+			*closedp = m.pm_op == PG_CLOSED;
 			return (0);
 		}
 	}
@@ -469,6 +525,7 @@ const struct procdesc_ck_ops procdesc_ck_guardian = {
 	.ck_abort = gc_abort,
 	.ck_open = gc_open,
 	.ck_status = gc_status,
+	.ck_ask = gc_ask,
 	.ck_recv = gc_recv,
 	.ck_watcher_info = procdesc_guardian_info,
 	.ck_drop = procdesc_guardian_drop,

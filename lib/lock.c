@@ -24,13 +24,6 @@
 
 #include "lock.h"
 
-/*
- * How often a wait for what may never be signalled looks again: seldom
- * enough to cost nothing while an application's zombie waits for its
- * owner, soon enough that a missed wake-up is not felt.
- */
-#define	LK_RECHECK_NS	(100 * PROCDESC_NS_PER_MS)
-
 static pthread_mutex_t procdesc_mtx = PTHREAD_MUTEX_INITIALIZER;
 static PROCDESC_TLS volatile int lk_held;	/* This thread's note. */
 static PROCDESC_TLS bool lk_took;	/* The prepare handler locked. */
@@ -99,17 +92,15 @@ procdesc_cond_wait(pthread_cond_t *cv)
 }
 
 /*
- * Wait on cv for what may never be signalled: at most LK_RECHECK_NS, then
- * ETIMEDOUT, and the caller looks again.  mtx held.
+ * Wait on cv until *deadline (procdesc_deadline()): 0 when woken, else
+ * ETIMEDOUT.  mtx held.
  */
 int
-procdesc_cond_recheck(pthread_cond_t *cv)
+procdesc_cond_timedwait(pthread_cond_t *cv, const struct timespec *deadline)
 {
-	struct timespec ts;
 
 	PROCDESC_ASSERT_LOCKED();
-	procdesc_deadline(&ts, LK_RECHECK_NS);
-	return (pthread_cond_timedwait(cv, &procdesc_mtx, &ts));
+	return (pthread_cond_timedwait(cv, &procdesc_mtx, deadline));
 }
 
 /*

@@ -19,6 +19,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "common.h"
 
@@ -30,7 +31,8 @@ bool	procdesc_locked(void) PROCDESC_HIDDEN;
 /* Condition variables on procdesc_mtx, counting on CLOCK_MONOTONIC. */
 void	procdesc_cond_init(pthread_cond_t *cv) PROCDESC_HIDDEN;
 void	procdesc_cond_wait(pthread_cond_t *cv) PROCDESC_HIDDEN;
-int	procdesc_cond_recheck(pthread_cond_t *cv) PROCDESC_HIDDEN;
+int	procdesc_cond_timedwait(pthread_cond_t *cv,
+	    const struct timespec *deadline) PROCDESC_HIDDEN;
 
 /* Across fork() (atfork.c): the mutex is never copied held by another. */
 void	procdesc_lock_atfork_prepare(void) PROCDESC_HIDDEN;

@@ -80,9 +80,11 @@ pd_leave(int error, int saved)
 }
 
 /*
- * pdfork and pdrfork.  FreeBSD's child runs on when the copy-out fails:
- * closing the only descriptor then kills it unless PD_DAEMON, so nothing
- * leaks (NOTES 2.4).
+ * pdfork and pdrfork.  An unwritable fdp is found before the clone, so
+ * that no child runs anything (NOTES 2.4).  If it becomes unwritable
+ * meanwhile (another thread's munmap), the copy-out fails as FreeBSD's
+ * does: the child has run, and closing its only descriptor kills it
+ * unless PD_DAEMON, so nothing leaks.
  */
 static int
 pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
@@ -92,6 +94,8 @@ pd_fork(int *fdp, int pdflags, bool spawn, pid_t *pidp)
 
 	if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
 		return (EINVAL);
+	if (procdesc_probe_int(fdp) != 0)
+		return (EFAULT);
 	if ((error = procdesc_create_fork(pdflags, spawn, &pid, &fd)) != 0)
 		return (error);
 	if (pid != 0 && procdesc_copyout(fdp, &fd, sizeof(fd)) != 0) {
@@ -175,6 +179,8 @@ procdesc_rfspawn_begin(int *fdp, int pdflags)
 	if ((error = pd_enter(true)) == 0) {
 		if ((pdflags & ~PD_ALLOWED_AT_FORK) != 0)
 			error = EINVAL;
+		else if (procdesc_probe_int(fdp) != 0)
+			error = EFAULT;
 		else if ((rs = malloc(sizeof(*rs))) == NULL)
 			error = EAGAIN;
 		else if ((error = procdesc_create_vfork_begin(&rs->rs_cc,

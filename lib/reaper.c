@@ -66,6 +66,7 @@
 #define	RP_KIND_CHILD	2ULL		/* A child's pidfd; value: pid. */
 #define	RP_KIND_CTL	3ULL		/* A guardian's socket; slot. */
 #define	RP_KIND_SENTRY	4ULL		/* A sentry's pidfd; slot. */
+#define	RP_KIND_ASK	5ULL		/* Work only: PG_ASK; slot. */
 #define	RP_DATA(k, fd, v) ((k) << 56 | (uint64_t)(uint32_t)(fd) << 32 | \
 			    (uint64_t)(uint32_t)(v))
 #define	RP_DATA_KIND(d)	((d) >> 56)
@@ -75,8 +76,9 @@
 /* Work for the thread. */
 struct rp_work {
 	struct rp_work	*rw_next;
-	int		 rw_kind;	/* RP_KIND_CHILD or RP_KIND_CTL. */
+	int		 rw_kind;	/* RP_KIND_CHILD, _CTL or _ASK. */
 	int		 rw_val;	/* The pid, or the guardian's slot. */
+	uint64_t	 rw_id;		/* RP_KIND_ASK: the descriptor. */
 };
 
 static bool rp_running;			/* (l) The thread exists. */
@@ -103,20 +105,31 @@ rp_kick(void)
 		(void)sys_tgkill(getpid(), rp_tid, RP_KICK);
 }
 
-/* Queue work for the thread; silently dropped if out of memory. */
-static void
-rp_queue(int kind, int val)
+/* Queue work for the thread: false if out of memory.  mtx held. */
+static bool
+rp_push(int kind, int val, uint64_t id)
 {
 	struct rp_work *w;
 
+	PROCDESC_ASSERT_LOCKED();
 	if ((w = malloc(sizeof(*w))) == NULL)
-		return;
+		return (false);
 	w->rw_kind = kind;
 	w->rw_val = val;
-	procdesc_lock();
+	w->rw_id = id;
 	w->rw_next = rp_work;
 	rp_work = w;
 	rp_kick();
+	return (true);
+}
+
+/* The same, silently dropped if out of memory. */
+static void
+rp_queue(int kind, int val)
+{
+
+	procdesc_lock();
+	(void)rp_push(kind, val, 0);
 	procdesc_unlock();
 }
 
@@ -134,6 +147,33 @@ procdesc_reaper_watch_guardian(int slot)
 {
 
 	rp_queue((int)RP_KIND_CTL, slot);
+}
+
+/*
+ * Ask guardian slot whether the last copy of descriptor id is gone (only
+ * our copy of its socket is sure to be there): true if the question is on
+ * its way, and procdesc_child_answered(id) comes.  mtx held.
+ */
+bool
+procdesc_reaper_ask(int slot, uint64_t id)
+{
+
+	PROCDESC_ASSERT_LOCKED();
+	return (rp_running && rp_push((int)RP_KIND_ASK, slot, id));
+}
+
+/* Send a queued ask; with none on its way, the asker hears so at once. */
+static void
+rp_ask(int slot, uint64_t id)
+{
+	const struct procdesc_ck_ops *ck;
+
+	ck = &procdesc_ck_guardian;
+	procdesc_lock();
+	if (slot >= rp_nctl || rp_ctl[slot] == -1 ||
+	    ck->ck_ask(rp_ctl[slot], id) != 0)
+		procdesc_child_answered(id);
+	procdesc_unlock();
 }
 
 static int
@@ -221,22 +261,32 @@ rp_add_guardian(int slot)
 		(void)sys_close(fd);
 }
 
-/* Take the queue, and do it. */
+/*
+ * Take the queue, and do it in the order it came (a guardian is watched
+ * before a question to it is sent).
+ */
 static void
 rp_do_work(void)
 {
-	struct rp_work *w, *next;
+	struct rp_work *w, *next, *fifo;
 
 	procdesc_lock();
 	w = rp_work;
 	rp_work = NULL;
 	procdesc_unlock();
-	for (; w != NULL; w = next) {
+	for (fifo = NULL; w != NULL; w = next) {
+		next = w->rw_next;
+		w->rw_next = fifo;
+		fifo = w;
+	}
+	for (w = fifo; w != NULL; w = next) {
 		next = w->rw_next;
 		if (w->rw_kind == (int)RP_KIND_CHILD)
 			rp_add_child(w->rw_val);
-		else
+		else if (w->rw_kind == (int)RP_KIND_CTL)
 			rp_add_guardian(w->rw_val);
+		else
+			rp_ask(w->rw_val, w->rw_id);
 		free(w);
 	}
 }
@@ -273,18 +323,22 @@ rp_child(int fd, pid_t pid)
 	procdesc_unlock();
 }
 
-/* A guardian's messages: the last closes of its descriptors. */
+/* A guardian's messages: the last closes of its descriptors, answers. */
 static void
 rp_ctl_event(int fd, int slot)
 {
 	const struct procdesc_ck_ops *ck;
 	uint64_t id;
 	int error;
+	bool closed;
 
 	ck = &procdesc_ck_guardian;
-	while ((error = ck->ck_recv(fd, &id)) == 0) {
+	while ((error = ck->ck_recv(fd, &id, &closed)) == 0) {
 		procdesc_lock();
-		procdesc_child_closed(id);
+		if (closed)
+			procdesc_child_closed(id);
+		else
+			procdesc_child_answered(id);
 		procdesc_unlock();
 	}
 	if (error != EAGAIN && error != EINTR) {

@@ -67,6 +67,33 @@ procdesc_copyout(void *uaddr, const void *kaddr, size_t len)
 	return (EFAULT);
 }
 
+/*
+ * Whether procdesc_copyout() to the int at uaddr would succeed, found
+ * before a child exists (pdfork's fdp): its value read and written back,
+ * so that nothing changes.  0 or EFAULT; 0 where process_vm_readv(2) is
+ * forbidden (the copy-out then finds out).
+ */
+int
+procdesc_probe_int(int *uaddr)
+{
+	struct iovec local, remote;
+	ssize_t n;
+	int v;
+
+	if (uaddr == NULL)
+		return (EFAULT);
+	local.iov_base = &v;
+	local.iov_len = sizeof(v);
+	remote.iov_base = uaddr;
+	remote.iov_len = sizeof(v);
+	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n == -1 && errno != EFAULT)
+		return (0);
+	if (n != (ssize_t)sizeof(v))
+		return (EFAULT);
+	return (procdesc_copyout(uaddr, &v, sizeof(v)));
+}
+
 /* The waitpid(2)-style status word of a waitid(2) siginfo. */
 int
 procdesc_wait_status(const siginfo_t *si)

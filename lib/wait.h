@@ -28,6 +28,7 @@ struct procdesc_info;
 
 int	procdesc_copyout(void *uaddr, const void *kaddr, size_t len)
 	    PROCDESC_HIDDEN;
+int	procdesc_probe_int(int *uaddr) PROCDESC_HIDDEN;
 int	procdesc_wait_status(const siginfo_t *si) PROCDESC_HIDDEN;
 int	procdesc_wait_result(const siginfo_t *si, int options) PROCDESC_HIDDEN;
 int	procdesc_wait_event(int fd, const struct procdesc_desc *dp,

@@ -251,14 +251,30 @@ T_TC(pdfork__emfile, "pdfork: EMFILE when descriptors run out, no child")
 	    "worker status %#x (20+n: not EMFILE with n free fds)", st);
 }
 
-/* An unwritable fdp: the parent gets EFAULT, nothing leaks. */
-T_TC(pdfork__efault, "unwritable fdp: EFAULT, the child is killed")
+/*
+ * An unwritable fdp: the parent gets EFAULT before any child exists, so
+ * that no child runs the caller's code (20 tries; a child that ran would
+ * write its byte), and nothing leaks.
+ */
+T_TC(pdfork__efault, "unwritable fdp: EFAULT, and no child runs")
 {
+	int i, p[2], ran;
+	char c;
 
-	ATF_REQUIRE_ERRNO(EFAULT, pdfork(t_unmapped(), 0) == -1);
-	/* The child's only descriptor was closed: it dies and is reaped. */
-	while (t_nchildren() != 0)
-		(void)poll(NULL, 0, 1);
+	for (ran = i = 0; i < 20; i++) {
+		ATF_REQUIRE(pipe(p) == 0);
+		errno = 0;
+		if (pdfork(t_unmapped(), 0) == 0) {
+			(void)write(p[1], "x", 1);
+			_exit(0);
+		}
+		ATF_REQUIRE_EQ(errno, EFAULT);
+		ATF_REQUIRE(close(p[1]) == 0);
+		ran += read(p[0], &c, 1) == 1;
+		ATF_REQUIRE(close(p[0]) == 0);
+	}
+	ATF_CHECK_EQ_MSG(ran, 0, "%d of 20 children ran", ran);
+	ATF_CHECK_EQ(t_nchildren(), 0);
 }
 
 static volatile sig_atomic_t got_chld;

@@ -616,28 +616,40 @@ T_TC(pdrfork__einval_pdflags, "pdrfork: EINVAL for bad pdflags")
 }
 
 /*
- * An unwritable fdp: -1/EFAULT in the parent, no fd leaked, and the child,
- * whose only descriptor was closed, dies and is reaped.
+ * An unwritable fdp: -1/EFAULT in the parent, found before any child
+ * exists, so that no child runs the caller's code (a child that ran
+ * would write its byte), and no fd leaked.  20 tries of each.
  */
-T_TC(pdrfork__efault, "pdrfork: EFAULT for an unwritable fdp, nothing "
-    "left behind")
+static int
+efault_ran(int rfflags)
 {
+	int i, p[2], ran;
 	pid_t pid;
+	char c;
 
-	errno = 0;
-	pid = pdrfork(t_unmapped(), 0, RF_PD);
-	if (pid == 0)
-		_exit(0);
-	ATF_CHECK_MSG(pid == -1 && errno == EFAULT, "RFPROC: %d, %s",
-	    (int)pid, strerror(errno));
+	for (ran = i = 0; i < 20; i++) {
+		ATF_REQUIRE(pipe(p) == 0);
+		errno = 0;
+		if ((pid = pdrfork(t_unmapped(), 0, rfflags)) == 0) {
+			(void)write(p[1], "x", 1);
+			_exit(0);
+		}
+		ATF_CHECK_MSG(pid == -1 && errno == EFAULT, "%#x: %d, %s",
+		    (unsigned)rfflags, (int)pid, strerror(errno));
+		ATF_REQUIRE(close(p[1]) == 0);
+		ran += read(p[0], &c, 1) == 1;
+		ATF_REQUIRE(close(p[0]) == 0);
+	}
 	wait_no_children();
-	errno = 0;
-	pid = pdrfork(t_unmapped(), 0, (int)RFSPAWN);
-	if (pid == 0)
-		_exit(0);
-	ATF_CHECK_MSG(pid == -1 && errno == EFAULT, "RFSPAWN: %d, %s",
-	    (int)pid, strerror(errno));
-	wait_no_children();
+	return (ran);
+}
+
+T_TC(pdrfork__efault, "pdrfork: EFAULT for an unwritable fdp, no child "
+    "runs, nothing left behind")
+{
+
+	ATF_CHECK_EQ_MSG(efault_ran(RF_PD), 0, "RFPROC: children ran");
+	ATF_CHECK_EQ_MSG(efault_ran((int)RFSPAWN), 0, "RFSPAWN: children ran");
 }
 
 ATF_TP_ADD_TCS(tp)

@@ -620,6 +620,179 @@ T_TC(close__reaps_unwaited, "the last close reaps an exited child nobody "
 }
 
 /*
+ * The last close (pdfork(3) WAITING, FreeBSD 15.1): from the moment close(2)
+ * of the last copy returns, a wait for the pid fails with ECHILD, though the
+ * guardian's word of it may not have reached the owner yet.  Each case
+ * tries W_TRIES times, since the window it closes is short.
+ */
+#define	W_TRIES	100
+
+/* waitpid(pid, WNOHANG) fails with ECHILD; else count a miss. */
+static void
+w_echild(pid_t pid, int *missp)
+{
+	int st;
+
+	errno = 0;
+	if (waitpid(pid, &st, WNOHANG) != -1 || errno != ECHILD)
+		(*missp)++;
+}
+
+T_TC(lastclose__exited, "after the last close of an exited child's "
+    "descriptor, waitpid(pid) fails with ECHILD at once")
+{
+	siginfo_t si;
+	int fd, i, miss, watch;
+	pid_t pid;
+
+	for (miss = i = 0; i < W_TRIES; i++) {
+		pid = t_pdfork_exit(&fd, 0, 0);
+		watch = t_watch(pid);
+		memset(&si, 0, sizeof(si));
+		ATF_REQUIRE(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) ==
+		    0);
+		ATF_REQUIRE(close(fd) == 0);
+		w_echild(pid, &miss);
+		ATF_REQUIRE(t_reaped_within(watch, T_LONG_MS));
+		ATF_REQUIRE(close(watch) == 0);
+	}
+	ATF_CHECK_MSG(miss == 0, "%d of %d waits saw the child", miss, W_TRIES);
+}
+
+T_TC(lastclose__running, "after the last close of a running child's "
+    "descriptor, waitpid(pid, WNOHANG) fails with ECHILD at once")
+{
+	int fd, i, miss, watch;
+	pid_t pid;
+
+	for (miss = i = 0; i < W_TRIES; i++) {
+		pid = t_pdfork_pause(&fd, 0);
+		watch = t_watch(pid);
+		ATF_REQUIRE(close(fd) == 0);
+		w_echild(pid, &miss);
+		ATF_REQUIRE(t_reaped_within(watch, T_LONG_MS));
+		ATF_REQUIRE(close(watch) == 0);
+	}
+	ATF_CHECK_MSG(miss == 0, "%d of %d waits did not fail", miss,
+	    W_TRIES);
+}
+
+T_TC(lastclose__daemon_exits_later, "a PD_DAEMON child whose descriptor "
+    "was closed: waitpid(pid) fails with ECHILD before and after its exit, "
+    "and the library reaps it")
+{
+	int ctl[2], fd, i, miss, st, watch;
+	pid_t pid;
+
+	for (miss = i = 0; i < W_TRIES; i++) {
+		pid = w_pdfork_byte(&fd, ctl, PD_DAEMON, 5);
+		watch = t_watch(pid);
+		ATF_REQUIRE(close(fd) == 0);
+		w_echild(pid, &miss);
+		ATF_REQUIRE(write(ctl[1], "x", 1) == 1);
+		errno = 0;
+		if (waitpid(pid, &st, 0) != -1 || errno != ECHILD)
+			miss++;
+		ATF_REQUIRE(t_reaped_within(watch, T_LONG_MS));
+		ATF_REQUIRE(close(watch) == 0);
+		t_close_pipe(ctl);
+	}
+	ATF_CHECK_MSG(miss == 0, "%d of %d waits did not fail", miss,
+	    2 * W_TRIES);
+}
+
+struct w_blocked {
+	pid_t	wb_pid;
+	pid_t	wb_tid;		/* The waiter, once it runs. */
+	pid_t	wb_got;
+	int	wb_errno;
+};
+
+static void *
+w_blocked_waiter(void *arg)
+{
+	struct w_blocked *wb = arg;
+	int st;
+
+	__atomic_store_n(&wb->wb_tid, (pid_t)syscall(SYS_gettid),
+	    __ATOMIC_SEQ_CST);
+	errno = 0;
+	wb->wb_got = waitpid(wb->wb_pid, &st, 0);
+	wb->wb_errno = errno;
+	return (NULL);
+}
+
+T_TC(lastclose__daemon_blocked_waiter, "a waitpid(pid) blocked before "
+    "the last close of a PD_DAEMON child's descriptor fails with ECHILD "
+    "at the child's later exit (capsicum-test's PipePdforkDaemon)")
+{
+	struct w_blocked wb;
+	pthread_t t;
+	int ctl[2], fd, i, miss, watch;
+
+	for (miss = i = 0; i < W_TRIES / 5; i++) {
+		memset(&wb, 0, sizeof(wb));
+		wb.wb_pid = w_pdfork_byte(&fd, ctl, PD_DAEMON, 5);
+		watch = t_watch(wb.wb_pid);
+		ATF_REQUIRE(pthread_create(&t, NULL, w_blocked_waiter, &wb) ==
+		    0);
+		while (__atomic_load_n(&wb.wb_tid, __ATOMIC_SEQ_CST) == 0)
+			sched_yield();
+		ATF_REQUIRE(t_task_sleeping(getpid(), wb.wb_tid, T_LONG_MS));
+		ATF_REQUIRE(close(fd) == 0);
+		ATF_REQUIRE(write(ctl[1], "x", 1) == 1);
+		ATF_REQUIRE(pthread_join(t, NULL) == 0);
+		if (wb.wb_got != -1 || wb.wb_errno != ECHILD)
+			miss++;
+		ATF_REQUIRE(t_reaped_within(watch, T_LONG_MS));
+		ATF_REQUIRE(close(watch) == 0);
+		t_close_pipe(ctl);
+	}
+	ATF_CHECK_MSG(miss == 0, "%d of %d blocked waits took the child", miss,
+	    W_TRIES / 5);
+}
+
+T_TC(lastclose__copies_elsewhere, "the owner's close is not the last "
+    "while a dup or a fork() child holds a copy: waitpid(pid) still sees "
+    "the child; after the copy's close, ECHILD at once")
+{
+	int ctl[2], fd, fd2, miss, st, watch;
+	pid_t f, pid;
+	char c;
+
+	miss = 0;
+	pid = t_pdfork_pause(&fd, 0);
+	watch = t_watch(pid);
+	ATF_REQUIRE((fd2 = dup(fd)) != -1);
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_CHECK_EQ(waitpid(pid, &st, WNOHANG), 0);
+	ATF_REQUIRE(close(fd2) == 0);
+	w_echild(pid, &miss);
+	ATF_REQUIRE(t_reaped_within(watch, T_LONG_MS));
+	ATF_REQUIRE(close(watch) == 0);
+
+	pid = t_pdfork_pause(&fd, 0);
+	watch = t_watch(pid);
+	ATF_REQUIRE(pipe(ctl) == 0);
+	if ((f = fork()) == 0) {
+		(void)read(ctl[0], &c, 1);
+		_exit(0);
+	}
+	ATF_REQUIRE(f > 0);
+	ATF_REQUIRE(close(fd) == 0);
+	ATF_CHECK_EQ(waitpid(pid, &st, WNOHANG), 0);
+	ATF_CHECK(t_alive(watch));
+	ATF_REQUIRE(write(ctl[1], "x", 1) == 1);
+	ATF_CHECK_EQ(t_reap(f), 0);
+	w_echild(pid, &miss);
+	ATF_REQUIRE(t_reaped_within(watch, T_LONG_MS));
+	ATF_REQUIRE(close(watch) == 0);
+	t_close_pipe(ctl);
+	ATF_CHECK_MSG(miss == 0, "%d waits after the last close did not fail",
+	    miss);
+}
+
+/*
  * In a new pid namespace, as its init: the exited, unwaited child's pid
  * is not handed out again even when ns_last_pid points the next fork at
  * it, kill(pid) reaches only the zombie, and waitpid(pid) still reports
@@ -697,5 +870,10 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, waitpid__fork_copy);
 	ATF_TP_ADD_TC(tp, close__reaps_unwaited);
 	ATF_TP_ADD_TC(tp, pid__reserved_until_waited);
+	ATF_TP_ADD_TC(tp, lastclose__exited);
+	ATF_TP_ADD_TC(tp, lastclose__running);
+	ATF_TP_ADD_TC(tp, lastclose__daemon_exits_later);
+	ATF_TP_ADD_TC(tp, lastclose__daemon_blocked_waiter);
+	ATF_TP_ADD_TC(tp, lastclose__copies_elsewhere);
 	return (atf_no_error());
 }

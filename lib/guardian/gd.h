@@ -73,6 +73,7 @@ int	g_guard_init(void);
 size_t	g_guard_count(void);
 void	g_guard_msg(struct pg_msg *m, int *fds, int nfds);
 void	g_status_msg(const struct pg_msg *m);
+void	g_ask_msg(const struct pg_msg *m);
 void	g_guard_event(uintptr_t data);
 void	g_guard_orphaned(void);
 void	g_guard_expire(void);

@@ -554,3 +554,21 @@ g_status_msg(const struct pg_msg *m)
 	if (m->pm_code != 0 || !g_exit_info(gc))
 		g_record(gc, m->pm_code, m->pm_status, &m->pm_ru);
 }
+
+/*
+ * PG_ASK: the owner waits for a pid and asks whether the last copy of
+ * descriptor pm_id is gone, since a wait for the pid then fails with
+ * ECHILD.  The oracle is asked now, so that a last close whose event is
+ * still on its way is acted upon (PG_CLOSED) before the answer; the
+ * answer follows every PG_CLOSED owed for pm_id on the same socket.
+ */
+void
+g_ask_msg(const struct pg_msg *m)
+{
+	struct gchild *gc;
+
+	if ((gc = g_by_id(m->pm_id)) != NULL &&
+	    (gc->gc_flags & PG_CHILD) != 0 && !g_alive(gc))
+		g_closed(gc);
+	g_tell_owner(PG_ANSWER, m->pm_id, 0);
+}

@@ -16,8 +16,8 @@
  * One thread, one epoll loop, no thread per child, no timer while nothing
  * happens.
  *
- * Invariants: nothing is ever sent to the owner but PG_HELLO and
- * PG_CLOSED; every descriptor a message brings is kept or closed; the
+ * Invariants: nothing is ever sent to the owner but PG_HELLO, PG_CLOSED
+ * and PG_ANSWER, each in order; every descriptor a message brings is kept or closed; the
  * process exits once the owner is gone and no descriptor is left.
  */
 
@@ -142,8 +142,8 @@ g_flush_owner(void)
 }
 
 /*
- * Tell the owner about descriptor id of process pid (PG_CLOSED): never
- * waits.  What its full socket refuses waits here, in order, until the
+ * Tell the owner about descriptor id of process pid (PG_CLOSED, or
+ * PG_ANSWER to its PG_ASK): never waits.  What its full socket refuses waits here, in order, until the
  * socket drains (EPOLLOUT).
  */
 void
@@ -216,8 +216,12 @@ g_control(void)
 		}
 		while (nfds-- > 0)
 			close(fds[nfds]);
-		if (n == (ssize_t)sizeof(m) && !trunc && m.pm_op == PG_STATUS)
+		if (n != (ssize_t)sizeof(m) || trunc)
+			continue;
+		if (m.pm_op == PG_STATUS)
 			g_status_msg(&m);
+		else if (m.pm_op == PG_ASK)
+			g_ask_msg(&m);
 	}
 }
 

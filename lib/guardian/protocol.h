@@ -21,8 +21,10 @@
  *	  child -> guardian	PG_GUARD | PG_CHILD + SCM_RIGHTS [A, B, pidfd]
  *	  owner -> guardian	PG_GUARD + SCM_RIGHTS [A, B, pidfd] (pdopenpid)
  *	  owner -> guardian	PG_STATUS (the exit the owner saw)
+ *	  owner -> guardian	PG_ASK (is the last copy of A gone?)
  *	  guardian -> owner	PG_HELLO, once, right after exec
  *	  guardian -> owner	PG_CLOSED (the last copy of A is gone)
+ *	  guardian -> owner	PG_ANSWER, after PG_ASK and any PG_CLOSED
  *	B -> A (the descriptor's own queue, read by the owner only)
  *	  guardian -> owner	PG_ACK, after pdopenpid's PG_GUARD
  *	the guardian's listener, "procdesc-guardian:<key>" (any holder)
@@ -52,6 +54,8 @@
 #define	PG_CLOSED	5	/* The last copy of pm_id's descriptor went. */
 #define	PG_QUERY	6	/* What is this descriptor?  pm_flags PG_WAIT. */
 #define	PG_INFO		7	/* The answer: pm_error, pm_state, the exit. */
+#define	PG_ASK		8	/* Owner: is pm_id's last copy gone?  Look. */
+#define	PG_ANSWER	9	/* Looked: any PG_CLOSED for pm_id came first. */
 
 /* pm_flags of PG_GUARD and PG_INFO: PD_* of the descriptor, and: */
 #define	PG_CHILD	0x100	/* A new child: its owner reaps it, no PG_ACK. */
