@@ -2,7 +2,8 @@
 #
 #   make               the libraries and the guardian
 #   make demo          build and run examples/demo
-#   make check         build everything and run the Kyua suite
+#   make check         build everything and run the Kyua suite (CHECK: only
+#                      these programs or cases, e.g. tests/pdwait_test)
 #   make check-kernels the suite on Debian's 6.1, 6.12 and 7.2 (once per
 #                      close-kill path) under QEMU
 #   make check-kernels ARCH=arm64  the same for aarch64, cross-built
@@ -345,7 +346,7 @@ demo: deps-build
 
 check: deps-check
 	@$(MAKE) --no-print-directory all tests lint-man
-	@$(SAN_ENV) sh tools/kyua-check.sh
+	@$(SAN_ENV) sh tools/kyua-check.sh $(CHECK)
 
 # Debian packages (debian/), built in a copy of the tree, into obj/deb.
 deb: deps-deb

@@ -454,56 +454,73 @@ bench_signals(const struct iters *it)
  * the system call itself, interleaved: a wait by pid that finds a fork()
  * child running (a registry look-up, then the C library's wait4), and a
  * wait for any child that finds none exited (a look with WNOWAIT first).
- * A pdfork child lives meanwhile, so that the registry is not empty.
+ * Then waits by pid for pdfork children running: one whose descriptor is
+ * where pdfork put it (the library proves it with one getsockopt), and
+ * one whose descriptor was moved (dup, close: the library asks the
+ * guardian whether a copy is left, NOTES 1.11).
  */
+enum { W_SYS, W_LIB, W_SYSANY, W_LIBANY, W_PDHELD, W_PDMOVED, W_N };
+
 static void
 bench_waits(const struct iters *it)
 {
-	struct samples sr, sl, sar, sal;
-	int64_t t0, t1, t2, t3, t4;
-	pid_t pid, pdpid;
-	size_t i;
-	int fd, pdfd, st;
+	static const char *names[W_N] = {
+		"wait4(pid) system call",
+		"waitpid(pid) through the library",
+		"wait4(-1) system call",
+		"waitpid(-1) through the library",
+		"waitpid(pdfork pid), descriptor held",
+		"waitpid(pdfork pid), descriptor moved",
+	};
+	static const int base[W_N] = { -1, W_SYS, -1, W_SYSANY, W_SYS,
+	    W_SYS };
+	struct samples s[W_N];
+	int64_t t[W_N + 1];
+	pid_t pid, pdpid[2];
+	size_t i, k;
+	int fd, pdfd[2], moved, st;
 
 	out_section("2b. The application's waits (WNOHANG, a child running)");
 	pid = spawn_paused(K_FORK, &fd);
-	pdpid = spawn_paused(K_PD, &pdfd);
-	samples_init(&sr, it->it_sig);
-	samples_init(&sl, it->it_sig);
-	samples_init(&sar, it->it_sig);
-	samples_init(&sal, it->it_sig);
+	pdpid[0] = spawn_paused(K_PD, &pdfd[0]);
+	pdpid[1] = spawn_paused(K_PD, &pdfd[1]);
+	if ((moved = dup(pdfd[1])) == -1)
+		err(1, "dup");
+	close(pdfd[1]);
+	pdfd[1] = moved;
+	for (k = 0; k < W_N; k++)
+		samples_init(&s[k], it->it_sig);
 	for (i = 0; i < it->it_sig; i++) {
-		t0 = now_ns();
+		t[0] = now_ns();
 		if (syscall(SYS_wait4, pid, &st, WNOHANG, NULL) != 0)
 			err(1, "wait4");
-		t1 = now_ns();
+		t[1] = now_ns();
 		if (waitpid(pid, &st, WNOHANG) != 0)
 			err(1, "waitpid");
-		t2 = now_ns();
+		t[2] = now_ns();
 		if (syscall(SYS_wait4, -1, &st, WNOHANG, NULL) != 0)
 			err(1, "wait4(-1)");
-		t3 = now_ns();
+		t[3] = now_ns();
 		if (waitpid(-1, &st, WNOHANG) != 0)
 			err(1, "waitpid(-1)");
-		t4 = now_ns();
-		samples_add(&sr, (double)(t1 - t0));
-		samples_add(&sl, (double)(t2 - t1));
-		samples_add(&sar, (double)(t3 - t2));
-		samples_add(&sal, (double)(t4 - t3));
+		t[4] = now_ns();
+		if (waitpid(pdpid[0], &st, WNOHANG) != 0)
+			err(1, "waitpid(pdfork pid)");
+		t[5] = now_ns();
+		if (waitpid(pdpid[1], &st, WNOHANG) != 0)
+			err(1, "waitpid(pdfork pid), moved");
+		t[6] = now_ns();
+		for (k = 0; k < W_N; k++)
+			samples_add(&s[k], (double)(t[k + 1] - t[k]));
 	}
-	out_time("wait4(pid) system call", &sr, NULL, NULL, NULL, V_NONE);
-	out_time("waitpid(pid) through the library", &sl, "syscall", &sr,
-	    NULL, V_NONE);
-	out_time("wait4(-1) system call", &sar, NULL, NULL, NULL, V_NONE);
-	out_time("waitpid(-1) through the library", &sal, "syscall", &sar,
-	    NULL, V_NONE);
+	for (k = 0; k < W_N; k++)
+		out_time(names[k], &s[k], base[k] >= 0 ? "syscall" : NULL,
+		    base[k] >= 0 ? &s[base[k]] : NULL, NULL, V_NONE);
 	collect_all(K_FORK, &pid, &fd, 1);
-	collect_all(K_PD, &pdpid, &pdfd, 1);
+	collect_all(K_PD, pdpid, pdfd, 2);
 	settle();
-	samples_free(&sr);
-	samples_free(&sl);
-	samples_free(&sar);
-	samples_free(&sal);
+	for (k = 0; k < W_N; k++)
+		samples_free(&s[k]);
 }
 
 /* ns from now until fd (a pidfd) is readable: the process is dead. */

@@ -10,8 +10,9 @@
  * guardian (PG_STATUS), which hands it to the descriptor's other holders;
  * it hears from each guardian when the last copy of a descriptor goes
  * (PG_CLOSED), so that the child is reaped then and not before (its pid
- * stays reserved meanwhile); and it fails a dead guardian's children
- * closed.
+ * stays reserved meanwhile); it relays a wait's question whether that
+ * has happened (PG_ASK, answered by PG_ANSWER: child.c); and it fails a
+ * dead guardian's children closed.
  *
  * It works from a descriptor table of its own (unshare(CLONE_FILES) when
  * it starts), so that an application that closes every descriptor

@@ -177,7 +177,8 @@ w_waitpid_thread(void *arg)
 {
 	int st;
 
-	w_waiter_tid = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&w_waiter_tid, (pid_t)syscall(SYS_gettid),
+	    __ATOMIC_SEQ_CST);
 	(void)waitpid(*(pid_t *)arg, &st, 0);
 	return (NULL);
 }
