@@ -793,6 +793,43 @@ T_TC(lastclose__copies_elsewhere, "the owner's close is not the last "
 	    miss);
 }
 
+static void *
+w_wait_any(void *arg)
+{
+	int st;
+
+	errno = 0;
+	*(int *)arg = wait(&st) == -1 ? errno : 0;
+	return (NULL);
+}
+
+T_TC(lastclose__owed_exit, "an exec'd child's exit taken out of the way "
+    "by a wildcard wait in another thread, then the last close: "
+    "waitpid(pid) fails with ECHILD, not the owed exit")
+{
+	pthread_t t;
+	int ctl[2], ex[2], fd, i, miss, werr;
+	pid_t pid;
+	char c;
+
+	for (miss = i = 0; i < W_TRIES / 2; i++) {
+		/* ex: EOF once the child has exec'd, and sends SIGCHLD. */
+		ATF_REQUIRE(pipe2(ex, O_CLOEXEC) == 0);
+		pid = w_pdfork_exec(&fd, ctl, 0, 4);
+		ATF_REQUIRE(close(ex[1]) == 0);
+		ATF_REQUIRE(read(ex[0], &c, 1) == 0);
+		ATF_REQUIRE(close(ex[0]) == 0);
+		ATF_REQUIRE(pthread_create(&t, NULL, w_wait_any, &werr) == 0);
+		w_release(fd, ctl);
+		ATF_REQUIRE(pthread_join(t, NULL) == 0);
+		ATF_CHECK_EQ(werr, ECHILD);
+		ATF_REQUIRE(close(fd) == 0);
+		w_echild(pid, &miss);
+	}
+	ATF_CHECK_MSG(miss == 0, "%d of %d waits took the owed exit", miss,
+	    W_TRIES / 2);
+}
+
 /*
  * In a new pid namespace, as its init: the exited, unwaited child's pid
  * is not handed out again even when ns_last_pid points the next fork at
@@ -876,5 +913,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, lastclose__daemon_exits_later);
 	ATF_TP_ADD_TC(tp, lastclose__daemon_blocked_waiter);
 	ATF_TP_ADD_TC(tp, lastclose__copies_elsewhere);
+	ATF_TP_ADD_TC(tp, lastclose__owed_exit);
 	return (atf_no_error());
 }
