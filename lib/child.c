@@ -398,7 +398,7 @@ ch_bypid(pid_t pid)
  * alone, so nothing else passes).  One getsockopt(2).  mtx held.
  */
 static bool
-ch_held(const struct procdesc_child *ch)
+ch_close_known(const struct procdesc_child *ch)
 {
 	uint64_t cookie;
 
@@ -472,7 +472,7 @@ procdesc_child_waitpid(pid_t pid, int options, siginfo_t *si,
 	asked = false;
 	procdesc_lock();
 	while ((ch = ch_bypid(pid)) != NULL && !ch->ch_nowaitpid && !asked &&
-	    !ch_held(ch)) {
+	    !ch_close_known(ch)) {
 		ch_ask(ch);
 		asked = true;
 	}

@@ -50,7 +50,7 @@ struct procdesc_child {
 	const struct procdesc_ck_ops *ch_ck;	/* (c) Its close-kill, */
 	int			 ch_guardian;	/* (c) its guardian's slot. */
 	int			 ch_fd;		/* (c) Where pdfork put the
-						   descriptor: ch_held(). */
+						   descriptor (child.c). */
 	bool			 ch_exited;	/* (l) ch_si and ch_ru valid. */
 	bool			 ch_told;	/* (l) Its guardian has the exit. */
 	bool			 ch_reaped;	/* (l) The zombie is gone. */

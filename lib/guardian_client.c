@@ -301,10 +301,10 @@ gc_child_wait(const struct procdesc_ck_req *cr)
  * After fork, the pair is the parent's, made after the clone; it sends
  * the registration, and we wait for its byte on the go pipe: EOF means
  * the parent died first, and we _exit.  After RFSPAWN, we send it
- * ourselves and close our copies; a full queue holds us here.  A child that cannot
- * register exits with PG_EXIT_ERRNO + the errno value as its status.  Raw
- * system calls only, nothing a sanitizer intercepts (this runs inside
- * glibc's fork, in the dispatch trap).
+ * ourselves and close our copies; a full queue holds us here.  A child
+ * that cannot register exits with PG_EXIT_ERRNO + the errno value as its
+ * status.  Raw system calls only, nothing a sanitizer intercepts (this
+ * runs inside glibc's fork, in the dispatch trap).
  */
 static void PROCDESC_NOSAN
 gc_child(const struct procdesc_ck_req *cr)
@@ -331,8 +331,9 @@ gc_child(const struct procdesc_ck_req *cr)
 
 /*
  * The parent's half of registering its new child: after fork, make the
- * pair (gc_prepare()) and send the registration, never waiting (a guardian whose queue is full takes no
- * child: EAGAIN); count the child in its guardian.  Nothing waits for the
+ * pair (gc_prepare()) and send the registration, never waiting (a
+ * guardian whose queue is full takes no child: EAGAIN); count the child
+ * in its guardian.  Nothing waits for the
  * guardian.  The child runs once gc_start() lets it.
  */
 static int

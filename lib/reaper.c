@@ -106,31 +106,41 @@ rp_kick(void)
 		(void)sys_tgkill(getpid(), rp_tid, RP_KICK);
 }
 
-/* Queue work for the thread: false if out of memory.  mtx held. */
-static bool
-rp_push(int kind, int val, uint64_t id)
+/* Work for the thread, made without procdesc_mtx on the creation path. */
+static struct rp_work *
+rp_work_new(int kind, int val, uint64_t id)
 {
 	struct rp_work *w;
 
+	if ((w = malloc(sizeof(*w))) != NULL) {
+		w->rw_kind = kind;
+		w->rw_val = val;
+		w->rw_id = id;
+	}
+	return (w);
+}
+
+/* Queue w for the thread and wake it; mtx held. */
+static void
+rp_push(struct rp_work *w)
+{
+
 	PROCDESC_ASSERT_LOCKED();
-	if ((w = malloc(sizeof(*w))) == NULL)
-		return (false);
-	w->rw_kind = kind;
-	w->rw_val = val;
-	w->rw_id = id;
 	w->rw_next = rp_work;
 	rp_work = w;
 	rp_kick();
-	return (true);
 }
 
-/* The same, silently dropped if out of memory. */
+/* Queue work; silently dropped if out of memory. */
 static void
 rp_queue(int kind, int val)
 {
+	struct rp_work *w;
 
+	if ((w = rp_work_new(kind, val, 0)) == NULL)
+		return;
 	procdesc_lock();
-	(void)rp_push(kind, val, 0);
+	rp_push(w);
 	procdesc_unlock();
 }
 
@@ -153,14 +163,21 @@ procdesc_reaper_watch_guardian(int slot)
 /*
  * Ask guardian slot whether the last copy of descriptor id is gone (only
  * our copy of its socket is sure to be there): true if the question is on
- * its way, and procdesc_child_answered(id) comes.  mtx held.
+ * its way, and procdesc_child_answered(id) comes.  mtx held (the malloc
+ * under it is on this rare path only: a wait for a pid whose descriptor
+ * is not where pdfork put it).
  */
 bool
 procdesc_reaper_ask(int slot, uint64_t id)
 {
+	struct rp_work *w;
 
 	PROCDESC_ASSERT_LOCKED();
-	return (rp_running && rp_push((int)RP_KIND_ASK, slot, id));
+	if (!rp_running || (w = rp_work_new((int)RP_KIND_ASK, slot,
+	    id)) == NULL)
+		return (false);
+	rp_push(w);
+	return (true);
 }
 
 /* Send a queued ask; with none on its way, the asker hears so at once. */

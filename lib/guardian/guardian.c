@@ -17,8 +17,9 @@
  * happens.
  *
  * Invariants: nothing is ever sent to the owner but PG_HELLO, PG_CLOSED
- * and PG_ANSWER, each in order; every descriptor a message brings is kept or closed; the
- * process exits once the owner is gone and no descriptor is left.
+ * and PG_ANSWER, each in order; every descriptor a message brings is kept
+ * or closed; the process exits once the owner is gone and no descriptor
+ * is left.
  */
 
 #include <sys/epoll.h>
@@ -143,8 +144,8 @@ g_flush_owner(void)
 
 /*
  * Tell the owner about descriptor id of process pid (PG_CLOSED, or
- * PG_ANSWER to its PG_ASK): never waits.  What its full socket refuses waits here, in order, until the
- * socket drains (EPOLLOUT).
+ * PG_ANSWER to its PG_ASK): never waits.  What its full socket refuses
+ * waits here, in order, until the socket drains (EPOLLOUT).
  */
 void
 g_tell_owner(uint32_t op, uint64_t id, pid_t pid)
