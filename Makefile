@@ -9,6 +9,8 @@
 #   make check-kernels ARCH=arm64  the same for aarch64, cross-built
 #   make cross-aarch64 the library cross-built for aarch64 (no tests)
 #   make check-musl    built with musl, a static smoke test (tests/smoke.c)
+#   make check-notrap  make check with pdfork's fork trap refused (seccomp),
+#                      as on an architecture that has none
 #   make torture       the torture test for SECONDS (60), SEED= to replay
 #   make bench         benchmarks
 #   make bench-kernel  section 7 of them in Debian's 7.2 under QEMU, per path
@@ -348,6 +350,12 @@ check: deps-check
 	@$(MAKE) --no-print-directory all tests lint-man
 	@$(SAN_ENV) sh tools/kyua-check.sh $(CHECK)
 
+# The header and install programs build programs of their own: left out.
+check-notrap: deps-check
+	@$(MAKE) --no-print-directory all tests
+	@PROCDESC_TEST_NOTRAP=1 sh tools/kyua-check.sh $${CHECK:-$$(ls \
+	    tests/*_test | grep -v -e headers_test -e install_test)}
+
 # Debian packages (debian/), built in a copy of the tree, into obj/deb.
 deb: deps-deb
 	@sh tools/deb.sh $(O)/deb
@@ -410,6 +418,6 @@ clean: clean-extra
 -include examples/examples.mk
 clean-extra::
 
-.PHONY: all tests demo check check-kernels cross-aarch64 \
+.PHONY: all tests demo check check-notrap check-kernels cross-aarch64 \
 	cross-aarch64-tests kernel-progs check-musl torture install uninstall \
 	clean clean-extra deps-build deps-check deps-deb deb lint-man FORCE

@@ -31,14 +31,19 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "child.h"
 #include "lock.h"
 #include "pidfd.h"
+#include "registry.h"
 #include "syscall.h"
 #include "wait.h"
 
@@ -143,24 +148,224 @@ aw_child(pid_t pid, int options, siginfo_t *si, struct rusage *ru)
 	}
 }
 
+/* Room for the pids of one read of a children file. */
+#define	AW_PIDS		256
+
+/* prefix, then n in decimal, then suffix, in buf (len > 40 + both). */
+static void
+aw_path(char *buf, const char *prefix, long n, const char *suffix)
+{
+	char digits[24];
+	int i;
+
+	i = 0;
+	do
+		digits[i++] = (char)('0' + n % 10);
+	while ((n /= 10) > 0);
+	while (*prefix != '\0')
+		*buf++ = *prefix++;
+	while (i > 0)
+		*buf++ = digits[--i];
+	while ((*buf++ = *suffix++) != '\0')
+		;
+}
+
+/*
+ * Whether our child pid, not a pdfork child, is one that a wait for type
+ * and id with options waits for: its process group for P_PGID, and its
+ * exit signal, SIGCHLD unless __WCLONE, any with __WALL (fields 5 and 38
+ * of its stat, after the command's closing parenthesis).  True if it
+ * cannot tell; false if it is gone.
+ */
+static bool
+aw_eligible(pid_t pid, idtype_t type, id_t id, int options)
+{
+	char path[64], buf[1024], *p, *end;
+	long pgrp, sig, v;
+	ssize_t n;
+	int fd, field;
+
+	aw_path(path, "/proc/", pid, "/stat");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (errno != ENOENT && errno != ESRCH);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return (n == -1 && errno != ESRCH);
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL)
+		return (true);
+	pgrp = sig = -1;
+	for (field = 2; field < 38 && *p != '\0'; ) {
+		while (*p != '\0' && *p != ' ')
+			p++;
+		while (*p == ' ')
+			p++;
+		field++;
+		v = strtol(p, &end, 10);
+		if (field == 5)
+			pgrp = v;
+		else if (field == 38 && end != p)
+			sig = v;
+	}
+	if (sig == -1)
+		return (true);
+	if (type == P_PGID && pgrp != (long)id)
+		return (false);
+	return ((options & __WALL) != 0 ||
+	    (sig != SIGCHLD) == ((options & __WCLONE) != 0));
+}
+
+/* Whether any of the n children in pids is aw_eligible() and not ours. */
+static bool
+aw_any_eligible(pid_t *pids, size_t n, idtype_t type, id_t id, int options)
+{
+	size_t i;
+
+	n = procdesc_child_others(pids, n);
+	for (i = 0; i < n; i++) {
+		if (aw_eligible(pids[i], type, id, options))
+			return (true);
+	}
+	return (false);
+}
+
+/*
+ * Whether thread tid has a child, not a pdfork child of ours, that a wait
+ * for type and id with options waits for: 1 or 0 from its children file,
+ * read in pieces (a pid may be cut between two); -1 if it cannot be read.
+ */
+static int
+aw_task_other(pid_t tid, idtype_t type, id_t id, int options)
+{
+	char path[64], buf[512];
+	pid_t pids[AW_PIDS];
+	size_t i, npid;
+	ssize_t n;
+	pid_t cur;
+	int fd, found;
+	bool digit;
+
+	aw_path(path, "/proc/self/task/", tid, "/children");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	found = 0;
+	cur = 0;
+	digit = false;
+	npid = 0;
+	do {
+		if ((n = read(fd, buf, sizeof(buf))) == -1)
+			found = -1;
+		for (i = 0; i < (size_t)n && found == 0; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				cur = cur * 10 + (buf[i] - '0');
+				digit = true;
+				continue;
+			}
+			if (digit)
+				pids[npid++] = cur;
+			cur = 0;
+			digit = false;
+			if (npid == AW_PIDS) {
+				found = aw_any_eligible(pids, npid, type, id,
+				    options);
+				npid = 0;
+			}
+		}
+	} while (found == 0 && n > 0);
+	close(fd);
+	if (found == 0 && digit)
+		pids[npid++] = cur;
+	if (found == 0)
+		found = aw_any_eligible(pids, npid, type, id, options);
+	return (found);
+}
+
+/*
+ * Whether a wait for any child (P_ALL) or any in process group id
+ * (P_PGID) with options that found nothing to report has a child to wait
+ * for besides our pdfork children.  The kernel waits for those of them
+ * whose exit signal is SIGCHLD (an exec'd one, and every one where pdfork
+ * has no trap: NOTES 1.1, 3.12), where FreeBSD's wait fails with ECHILD once
+ * they are all that is left.  The children of every thread (of ours, with
+ * __WNOTHREAD), from /proc; true when it cannot tell (no /proc, or a
+ * kernel without its children files).  Plain system calls, as a wait may
+ * run in a signal handler.
+ */
+static bool
+aw_other_child(idtype_t type, id_t id, int options)
+{
+	struct aw_dirent {
+		uint64_t	d_ino;
+		int64_t		d_off;
+		uint16_t	d_reclen;
+		uint8_t		d_type;
+		char		d_name[];
+	} *de;
+	char buf[1024];
+	long n, off, tid, self;
+	int fd, r;
+
+	self = (long)syscall(SYS_gettid);
+	if ((r = aw_task_other((pid_t)self, type, id, options)) != 0)
+		return (true);
+	if ((options & __WNOTHREAD) != 0)
+		return (false);
+	if ((fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		return (true);
+	r = 0;
+	while (r == 0 && (n = syscall(SYS_getdents64, fd, buf,
+	    sizeof(buf))) > 0) {
+		for (off = 0; off < n && r == 0; off += de->d_reclen) {
+			de = (struct aw_dirent *)(void *)(buf + off);
+			if ((tid = strtol(de->d_name, NULL, 10)) <= 0 ||
+			    tid == self)
+				continue;
+			/* A thread gone meanwhile has no children file. */
+			r = aw_task_other((pid_t)tid, type, id, options) == 1;
+		}
+	}
+	close(fd);
+	return (r != 0);
+}
+
 /*
  * The first event a wait for any child (P_ALL) or any in a process group
  * (P_PGID) would take, with waitid(2)'s options, looked at (WNOWAIT) but
  * not taken; an event of a pdfork child of ours is put out of the way
  * first (child.c).  0 and *si (si_pid 0: none yet, with WNOHANG), or -1
- * and errno.
+ * and errno.  While we have pdfork children, a wait that finds nothing
+ * fails with ECHILD if they are all there is to wait for, and a blocking
+ * one looks first (aw_other_child()).
  */
 static int
 aw_peek(idtype_t type, id_t id, siginfo_t *si, int options)
 {
+	bool look;
 
-	do {
+	for (;;) {
+		look = (options & WNOHANG) != 0 ||
+		    (!procdesc_registry_empty() && !procdesc_locked());
 		memset(si, 0, sizeof(*si));
-		if (aw_waitid(type, id, si, options | WNOWAIT) == -1)
+		if (aw_waitid(type, id, si, options | WNOWAIT |
+		    (look ? WNOHANG : 0)) == -1)
 			return (-1);
-	} while (si->si_pid != 0 && !procdesc_locked() &&
-	    procdesc_child_hide(si));
-	return (0);
+		if (si->si_pid == 0 && !procdesc_registry_empty() &&
+		    !procdesc_locked() && !aw_other_child(type, id, options)) {
+			errno = ECHILD;
+			return (-1);
+		}
+		if (si->si_pid == 0 && (options & WNOHANG) == 0) {
+			/* Others to wait for: block. */
+			memset(si, 0, sizeof(*si));
+			if (aw_waitid(type, id, si, options | WNOWAIT) == -1)
+				return (-1);
+		}
+		if (si->si_pid == 0 || procdesc_locked() ||
+		    !procdesc_child_hide(si))
+			return (0);
+	}
 }
 
 /*

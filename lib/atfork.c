@@ -43,6 +43,7 @@ void
 procdesc_atfork_child(void)
 {
 
+	procdesc_fork_child_first();	/* pdfork's child: before all. */
 	procdesc_child_atfork_child();
 	procdesc_reaper_atfork_child();
 	procdesc_ck_guardian.ck_atfork_child();

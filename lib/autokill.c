@@ -143,16 +143,19 @@ ak_have_kernel(void)
  * nothing the child may do: the caller has CAP_SYS_ADMIN (no CLONE_NNP
  * needed; asked each time, since privileges can be dropped), or runs with
  * no_new_privs already (CLONE_NNP then adds nothing).  Should the kernel
- * still refuse (a security module), pdfork fails with its errno.
+ * still refuse (a security module), pdfork fails with its errno.  full:
+ * the clone can carry the flags without costing the child anything
+ * (RFSPAWN, or pdfork's trap); else only a forced kernel path takes them,
+ * and its child is a raw clone3 (NOTES 1.1, 5.2).
  */
 int
-procdesc_ak_choose(int pdflags, uint64_t *cflagsp)
+procdesc_ak_choose(int pdflags, bool full, uint64_t *cflagsp)
 {
 	enum ak_mode m;
 
 	*cflagsp = 0;
 	if ((pdflags & (PD_NOWAITPID | PD_DAEMON)) != PD_NOWAITPID ||
-	    (m = ak_get_mode()) == AK_GUARDIAN)
+	    (m = ak_get_mode()) == AK_GUARDIAN || (m == AK_AUTO && !full))
 		return (0);
 	if (!ak_have_kernel())
 		return (m == AK_KERNEL ? ENOTSUP : 0);

@@ -22,7 +22,8 @@
 
 #include "common.h"
 
-int	procdesc_ak_choose(int pdflags, uint64_t *cflagsp) PROCDESC_HIDDEN;
+int	procdesc_ak_choose(int pdflags, bool full, uint64_t *cflagsp)
+	    PROCDESC_HIDDEN;
 int	procdesc_ak_ident(int fd) PROCDESC_HIDDEN;
 int	procdesc_ak_kill(int fd, int signum) PROCDESC_HIDDEN;
 int	procdesc_ak_wait(int fd, int options, siginfo_t *si) PROCDESC_HIDDEN;

@@ -490,6 +490,28 @@ procdesc_child_waitpid(pid_t pid, int options, siginfo_t *si,
 }
 
 /*
+ * Of the n pids of children in pids, keep those that are not our unreaped
+ * pdfork children, in order: how many.  For a wildcard wait that found
+ * nothing to report (appwait.c).
+ */
+size_t
+procdesc_child_others(pid_t *pids, size_t n)
+{
+	size_t i, k;
+	int saved;
+
+	saved = errno;
+	procdesc_lock();
+	for (i = k = 0; i < n; i++) {
+		if (ch_unreaped(pids[i]) == NULL)
+			pids[k++] = pids[i];
+	}
+	procdesc_unlock();
+	errno = saved;
+	return (k);
+}
+
+/*
  * A wildcard or process-group wait of the application peeked (WNOWAIT) at
  * an event of the child peek->si_pid: if it is ours, take the event, so
  * that the next look sees past it (the kernel shows the same zombie to

@@ -95,6 +95,7 @@ int	procdesc_child_waitpid(pid_t pid, int options, siginfo_t *si,
 	    struct rusage *ru, enum procdesc_view *vp, int *pidfdp)
 	    PROCDESC_HIDDEN;
 bool	procdesc_child_hide(const siginfo_t *peek) PROCDESC_HIDDEN;
+size_t	procdesc_child_others(pid_t *pids, size_t n) PROCDESC_HIDDEN;
 
 /* The reaper (reaper.c), procdesc_mtx held. */
 bool	procdesc_child_exit_seen(pid_t pid, int *guardianp, uint64_t *idp,

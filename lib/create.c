@@ -114,7 +114,8 @@ cr_begin(struct procdesc_create *cc, int pdflags, bool spawn)
 	ck = CR_CK;
 	cr = &cc->cc_cr;
 	if ((error = procdesc_kernel_ok()) != 0 ||
-	    (error = procdesc_ak_choose(pdflags, &cflags)) != 0)
+	    (error = procdesc_ak_choose(pdflags, spawn || procdesc_fork_trap(),
+	    &cflags)) != 0)
 		return (error);
 	memset(cr, 0, sizeof(*cr));
 	cr->cr_spawn = spawn;

@@ -18,9 +18,14 @@
  * the trap, before any pthread_atfork handler, the new child runs the hook
  * it was given: the close-kill mechanism's registration (closekill.h).
  *
- * Where the dispatch cannot be switched on (no kernel support, seccomp),
- * the fallback is a raw clone3: the child may then call async-signal-safe
- * functions only (NOTES §5).  RFSPAWN is always a raw clone3, with
+ * Where the dispatch cannot be switched on (no trap in lib/arch/, no
+ * kernel support, seccomp), pdfork runs the C library's fork() as it is:
+ * the child, a full fork() child with SIGCHLD as its exit signal, sends
+ * the parent its own pidfd and runs the hook from the first of the atfork
+ * child handlers (fk_libc_fork(), NOTES 1.1).  Only clone flags of the
+ * close-kill mechanism (the kernel's path, forced there) need a raw
+ * clone3, whose child may call async-signal-safe functions only (NOTES
+ * 5.2).  RFSPAWN is always a raw clone3, with
  * CLONE_VFORK: in our memory, as vfork(2), where lib/arch/ has pdrfork's
  * entry (procdesc_fork_vfork_prepare()), else with a copy of it
  * (procdesc_fork_spawn()).
@@ -34,9 +39,12 @@
  */
 
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -74,15 +82,17 @@ extern const char fk_restorer_end[] PROCDESC_HIDDEN;
 
 static pthread_mutex_t procdesc_fork_mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t fk_once = PTHREAD_ONCE_INIT;
-static _Atomic int fk_nosud;		/* Dispatch known not to work. */
 static PROCDESC_TLS bool fk_inside;	/* This thread is in pdfork. */
+static PROCDESC_TLS procdesc_fork_hook_t *fk_hook; /* The child's hook, */
+static PROCDESC_TLS const struct procdesc_ck_req *fk_cr; /* and its arg. */
+static PROCDESC_TLS int fk_back[2] = { -1, -1 }; /* libc's fork: ours, */
+						/* and the child's end. */
 #if PROCDESC_ARCH_TRAP
+static _Atomic int fk_nosud = -1;	/* Dispatch: -1 unknown, 0 works. */
 static struct procdesc_ksigaction fk_oldsys; /* (fork_mtx) The app's. */
 static PROCDESC_TLS volatile char fk_selector;
 static PROCDESC_TLS bool fk_active;	/* This thread is in the trap. */
 static PROCDESC_TLS int fk_pidfd;	/* The trap's clone3 pidfd. */
-static PROCDESC_TLS procdesc_fork_hook_t *fk_hook; /* The child's hook, */
-static PROCDESC_TLS const struct procdesc_ck_req *fk_cr; /* and its arg. */
 #endif
 static pid_t (*fk_fork)(void);		/* libc's own fork(). */
 
@@ -308,16 +318,6 @@ fk_sud_fork(pid_t *pidp, int *pidfdp)
 	*pidfdp = (pid > 0) ? fk_pidfd : -1;
 	return (error);
 }
-#else
-/* No trap on this architecture (lib/arch/arch.h). */
-static int
-fk_sud_fork(pid_t *pidp, int *pidfdp)
-{
-
-	(void)pidp;
-	(void)pidfdp;
-	return (ENOSYS);
-}
 #endif
 
 /* A raw clone3: a pidfd, exit signal 0, and flags. */
@@ -358,6 +358,168 @@ fk_raw_fork(procdesc_fork_hook_t *hook, const struct procdesc_ck_req *cr,
 }
 
 /*
+ * The child of fk_libc_fork(), as the first of the fork handlers
+ * (atfork.c; registered when the library is loaded, so before any of the
+ * application's but those of a library initialised before ours): a
+ * pidfd of ourselves to the parent, then the hook.  Opened by the
+ * process it names, this pidfd cannot name another process, as one the
+ * parent opened by pid could, had we been killed and reaped meanwhile.
+ * The message is an errno value, with the pidfd if 0; a child that
+ * cannot send it exits, having run nothing of the application's.
+ */
+void PROCDESC_NOSAN
+procdesc_fork_child_first(void)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct msghdr mh;
+	struct iovec iov;
+	int error, pidfd;
+
+	if (!fk_inside || fk_back[1] == -1)
+		return;
+	sys_close(fk_back[0]);
+	error = (pidfd = sys_pidfd_open(sys_getpid(), 0)) == -1 ? errno : 0;
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = &error;
+	iov.iov_len = sizeof(error);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (error == 0) {
+		memset(&cm, 0, sizeof(cm));
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		cm.hdr.cmsg_level = SOL_SOCKET;
+		cm.hdr.cmsg_type = SCM_RIGHTS;
+		cm.hdr.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&cm.hdr), &pidfd, sizeof(int));
+	}
+	if (sys_sendmsg(fk_back[1], &mh, MSG_NOSIGNAL) == -1 || error != 0)
+		sys_exit_group(127);
+	sys_close(pidfd);
+	sys_close(fk_back[1]);
+	fk_back[0] = fk_back[1] = -1;
+	fk_hook(fk_cr);
+}
+
+/*
+ * The child's message on sock (procdesc_fork_child_first()): 0 and its
+ * pidfd, or why it has none.  The wait also watches a pidfd opened by
+ * pid, which names the child unless the child died first: a copy of the
+ * child's end that another thread's fork(2) took meanwhile would hold
+ * back the end of file of a dead child for as long as that copy lived.
+ * That pidfd is closed before the message is received, so that the
+ * child's has a slot even at RLIMIT_NOFILE.
+ */
+static int
+fk_recv_pidfd(int sock, pid_t pid, int *pidfdp)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct pollfd pfd[2];
+	struct msghdr mh;
+	struct iovec iov;
+	ssize_t n;
+	int error;
+
+	pfd[0].fd = sock;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sys_pidfd_open(pid, 0);
+	pfd[1].events = POLLIN;
+	while (poll(pfd, pfd[1].fd == -1 ? 1 : 2, -1) == -1 && errno == EINTR)
+		;
+	if (pfd[1].fd != -1)
+		close(pfd[1].fd);
+	memset(&mh, 0, sizeof(mh));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = &error;
+	iov.iov_len = sizeof(error);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	if ((n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC)) !=
+	    (ssize_t)sizeof(error))
+		return (EAGAIN);	/* Killed before it could say. */
+	if (error != 0)
+		return (error);
+	if ((mh.msg_flags & MSG_CTRUNC) != 0 || cm.hdr.cmsg_len !=
+	    CMSG_LEN(sizeof(int)) || cm.hdr.cmsg_type != SCM_RIGHTS)
+		return (EMFILE);
+	memcpy(pidfdp, CMSG_DATA(&cm.hdr), sizeof(int));
+	return (0);
+}
+
+/*
+ * Where there is no trap, and the child needs no clone flag of the
+ * close-kill mechanism (the kernel's path): the C library's own fork(),
+ * as it is.  The child is a full fork() child (atfork handlers, malloc,
+ * stdio and its tid made right) whose exit signal is SIGCHLD (NOTES 1.1,
+ * 3.12); its pidfd comes from itself.  A child that could not send it, or
+ * whose pidfd could not be received, is killed and reaped by its pid, and
+ * the fork fails: our child's pid is nobody else's until we reap it, but
+ * where SIGCHLD is ignored and the kernel reaped it at its death (then
+ * a later process would need the pid space to wrap around meanwhile).
+ */
+static int
+fk_libc_fork(pid_t *pidp, int *pidfdp)
+{
+	siginfo_t si;
+	pid_t pid;
+	int error, sock;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fk_back) ==
+	    -1)
+		return (errno);
+	sock = fk_back[0];
+	if ((pid = fk_fork()) == 0) {
+		/* No handler of ours ran: we cannot be adopted. */
+		if (fk_back[1] != -1)
+			_exit(127);
+		*pidp = 0;
+		return (0);
+	}
+	error = (pid == -1) ? errno : 0;
+	close(fk_back[1]);
+	fk_back[0] = fk_back[1] = -1;
+	if (error == 0 && (error = fk_recv_pidfd(sock, pid, pidfdp)) != 0) {
+		(void)kill(pid, SIGKILL);
+		while (sys_waitid(P_PID, pid, &si, WEXITED | __WALL, NULL) ==
+		    -1 && errno == EINTR)
+			;
+	}
+	close(sock);
+	*pidp = pid;
+	return (error);
+}
+
+/*
+ * Whether pdfork's clone goes through the trap: lib/arch/ has one, and the
+ * kernel lets us switch the dispatch (5.11, where the architecture uses
+ * the generic entry code; no seccomp filter refusing it).  Asked once.
+ */
+bool
+procdesc_fork_trap(void)
+{
+#if PROCDESC_ARCH_TRAP
+	int v;
+
+	if ((v = atomic_load(&fk_nosud)) == -1) {
+		v = prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0,
+		    0, 0) == 0 ? 0 : 1;
+		atomic_store(&fk_nosud, v);
+	}
+	return (v == 0);
+#else
+	return (false);
+#endif
+}
+
+/*
  * Create the child.  Parent: 0, *pidp the child, *pidfdp its pidfd
  * (close-on-exec).  Child: 0 and *pidp 0.  Signals other than SIGSYS stay
  * blocked throughout, so that no handler runs with the dispatch on.
@@ -376,18 +538,17 @@ procdesc_fork_clone(procdesc_fork_hook_t *hook,
 	sigdelset(&all, SIGSYS);
 	pthread_mutex_lock(&procdesc_fork_mtx);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-#if PROCDESC_ARCH_TRAP
 	fk_hook = hook;
 	fk_cr = cr;
-#endif
 	error = ENOSYS;
-	if (atomic_load(&fk_nosud) == 0) {
-		error = fk_sud_fork(pidp, pidfdp);
-		if (error == ENOSYS)
-			atomic_store(&fk_nosud, 1);
-	}
+#if PROCDESC_ARCH_TRAP
+	if (procdesc_fork_trap() &&
+	    (error = fk_sud_fork(pidp, pidfdp)) == ENOSYS)
+		atomic_store(&fk_nosud, 1);
+#endif
 	if (error == ENOSYS)
-		error = fk_raw_fork(hook, cr, pidp, pidfdp);
+		error = cr->cr_cflags != 0 ? fk_raw_fork(hook, cr, pidp,
+		    pidfdp) : fk_libc_fork(pidp, pidfdp);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* In the parent and in the child: this thread locked it. */
 	pthread_mutex_unlock(&procdesc_fork_mtx);

@@ -6,8 +6,9 @@
 
 /*
  * The fork machinery (fork.c): a child made by the C library's own fork()
- * with its clone turned into clone3(CLONE_PIDFD) and exit signal 0, or by
- * a raw clone3 (the fallback, and RFSPAWN).  Before any code of the
+ * with its clone turned into clone3(CLONE_PIDFD) and exit signal 0, or
+ * untrapped where there is no trap, or by a raw clone3 (the kernel's path
+ * without the trap, and RFSPAWN).  Before any code of the
  * application runs in it, the new child calls the close-kill mechanism's
  * child hook with the creation's request.
  */
@@ -17,6 +18,7 @@
 
 #include <sys/types.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common.h"
@@ -64,6 +66,8 @@ int	procdesc_fork_spawn(procdesc_fork_hook_t *hook,
 	    const struct procdesc_ck_req *cr, pid_t *pidp, int *pidfdp)
 	    PROCDESC_HIDDEN;
 void	procdesc_fork_atfork_child(void) PROCDESC_HIDDEN;
+void	procdesc_fork_child_first(void) PROCDESC_HIDDEN;
+bool	procdesc_fork_trap(void) PROCDESC_HIDDEN;
 
 /* The entry's halves: before the clone, and after it in the parent. */
 void	procdesc_fork_vfork_prepare(struct procdesc_vfork *vf,

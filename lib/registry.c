@@ -15,6 +15,8 @@
  * runs with procdesc_mtx held.
  */
 
+#include <stdatomic.h>
+
 #include "child.h"
 #include "hash.h"
 #include "lock.h"
@@ -23,6 +25,7 @@
 static struct procdesc_htab rg_bypid;	/* (l) */
 static struct procdesc_htab rg_byid;	/* (l) */
 static struct procdesc_htab rg_bycookie;	/* (l) */
+static _Atomic unsigned long rg_count;	/* Entries; read without the lock. */
 
 /* Room for one more entry, so that procdesc_registry_insert() is quick. */
 int
@@ -46,6 +49,7 @@ procdesc_registry_insert(struct procdesc_child *ch)
 	    (uint64_t)ch->ch_proc.pp_pid);
 	procdesc_hash_insert(&rg_byid, &ch->ch_byid, ch->ch_id);
 	procdesc_hash_insert(&rg_bycookie, &ch->ch_bycookie, ch->ch_cookie);
+	atomic_fetch_add(&rg_count, 1);
 }
 
 void
@@ -56,6 +60,15 @@ procdesc_registry_remove(struct procdesc_child *ch)
 	procdesc_hash_remove(&rg_bypid, &ch->ch_bypid);
 	procdesc_hash_remove(&rg_byid, &ch->ch_byid);
 	procdesc_hash_remove(&rg_bycookie, &ch->ch_bycookie);
+	atomic_fetch_sub(&rg_count, 1);
+}
+
+/* Whether there is no entry at all: without the lock (appwait.c). */
+bool
+procdesc_registry_empty(void)
+{
+
+	return (atomic_load(&rg_count) == 0);
 }
 
 /*
@@ -137,4 +150,5 @@ procdesc_registry_atfork_child(void)
 	procdesc_hash_forget(&rg_bypid);
 	procdesc_hash_forget(&rg_byid);
 	procdesc_hash_forget(&rg_bycookie);
+	atomic_store(&rg_count, 0);
 }

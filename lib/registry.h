@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common.h"
@@ -25,6 +26,7 @@ struct procdesc_child;
 int	procdesc_registry_reserve(void) PROCDESC_HIDDEN;
 void	procdesc_registry_insert(struct procdesc_child *ch) PROCDESC_HIDDEN;
 void	procdesc_registry_remove(struct procdesc_child *ch) PROCDESC_HIDDEN;
+bool	procdesc_registry_empty(void) PROCDESC_HIDDEN;
 struct procdesc_child *procdesc_registry_pid(pid_t pid,
 	    const struct procdesc_child *after) PROCDESC_HIDDEN;
 struct procdesc_child *procdesc_registry_id(uint64_t id) PROCDESC_HIDDEN;

@@ -33,6 +33,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,7 @@
 #define	A_MAXKIDS	1024	/* Children listed from /proc at most. */
 #define	A_NSQUAT	20	/* Trials of the lock squatters. */
 #define	A_NOWNER	40	/* Trials of the owner killed at random. */
+#define	A_NKILLED	200	/* Children killed amid their pdfork. */
 #define	A_OWNKIDS	32	/* Children an owner pdforks at most. */
 #define	A_NLOWFD	150	/* pdforks under RLIMIT_NOFILE 64. */
 #define	A_NFAULT	3	/* Children of a guardian that faults. */
@@ -582,6 +585,89 @@ T_TC(creation_window__owner_killed,
 		if (!a_owner_trial(i))
 			break;
 	ATF_REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) == 0);
+}
+
+/*
+ * creation_window__child_killed's killer: SIGKILL every child of tid but
+ * those in keep[nkeep] (the sentries), as soon as /proc lists it.
+ */
+struct a_killer {
+	pid_t		 ak_tid;
+	const pid_t	*ak_keep;
+	int		 ak_nkeep;
+	_Atomic bool	 ak_stop;
+	_Atomic int	 ak_kills;
+};
+
+static void *
+a_killer_thread(void *arg)
+{
+	struct a_killer *ak = arg;
+	char path[64], buf[4096], *p, *end;
+	ssize_t n;
+	long pid;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children",
+	    (int)ak->ak_tid);
+	while (!atomic_load(&ak->ak_stop)) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			break;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		for (p = buf; (pid = strtol(p, &end, 10)) > 0; p = end) {
+			for (i = 0; i < ak->ak_nkeep; i++)
+				if (ak->ak_keep[i] == (pid_t)pid)
+					break;
+			if (i == ak->ak_nkeep && kill((pid_t)pid, SIGKILL) == 0)
+				atomic_fetch_add(&ak->ak_kills, 1);
+		}
+	}
+	return (NULL);
+}
+
+/*
+ * A new child killed from outside at any moment of its creation, by a
+ * thread that kills each as soon as /proc lists it: pdfork returns its
+ * descriptor, on which the kill shows; or, where pdfork has no trap and
+ * the child died before it could send its pidfd (fork.c), fails with
+ * EAGAIN.  Either way nothing is left behind: no zombie, no descriptor.
+ */
+T_TC(creation_window__child_killed, "a child killed at any moment of "
+    "pdfork: its descriptor shows the kill, or EAGAIN; nothing left")
+{
+	struct a_killer ak;
+	pid_t keep[A_MAXKIDS], pid;
+	pthread_t t;
+	int e, fd, i, st, nfail;
+
+	memset(&ak, 0, sizeof(ak));
+	ak.ak_tid = (pid_t)syscall(SYS_gettid);
+	ak.ak_nkeep = t_children(T_CHILDREN_SENTRIES, keep, A_MAXKIDS);
+	ak.ak_keep = keep;
+	ATF_REQUIRE(pthread_create(&t, NULL, a_killer_thread, &ak) == 0);
+	nfail = 0;
+	for (i = 0; i < A_NKILLED; i++) {
+		if ((pid = pdfork(&fd, 0)) == 0)
+			t_pause();
+		if (pid == -1) {
+			e = errno;
+			ATF_CHECK_MSG(e == EAGAIN && !t_fork_trap(),
+			    "pdfork %d: %s", i, strerror(e));
+			nfail++;
+			continue;
+		}
+		ATF_REQUIRE(pdwait(fd, &st, WEXITED, NULL, NULL) == 0);
+		ATF_CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+		    "child %d: status %#x", i, st);
+		ATF_REQUIRE(close(fd) == 0);
+	}
+	atomic_store(&ak.ak_stop, true);
+	ATF_REQUIRE(pthread_join(t, NULL) == 0);
+	fprintf(stderr, "%d kills, %d pdforks failed\n",
+	    atomic_load(&ak.ak_kills), nfail);
+	ATF_CHECK(atomic_load(&ak.ak_kills) >= A_NKILLED);
 }
 
 /*
@@ -1586,6 +1672,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, outside_keepalive__other_uid);
 	ATF_TP_ADD_TC(tp, creation_window__owner_killed);
 	ATF_TP_ADD_TC(tp, creation_window__owner_killed_rfspawn);
+	ATF_TP_ADD_TC(tp, creation_window__child_killed);
 	ATF_TP_ADD_TC(tp, creation_window__owner_killed_pipe_held);
 	ATF_TP_ADD_TC(tp, creation_window__holder_at_once);
 	ATF_TP_ADD_TC(tp, nothing_silent__low_nofile);

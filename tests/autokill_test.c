@@ -564,20 +564,29 @@ a_atfork_child(void)
 	a_atfork_ran = 1;
 }
 
-T_TC(fork_trap__full_child, "the kernel's path keeps the fork trap: the "
-    "child ran the atfork handlers and knows its own pid")
+T_TC(fork_trap__full_child, "a PD_NOWAITPID child is a full fork() "
+    "child: it ran the atfork handlers and knows its own pid; the "
+    "kernel's path keeps the fork trap, and without the trap the "
+    "guardian's path is taken")
 {
+	const char *mode;
 	int fd, st;
 	pid_t pid;
 
-	T_SKIP_WITHOUT_TRAP();
+	mode = getenv("LIBPROCDESC_CLOSE_KILL");
+	if (!t_fork_trap() && mode != NULL && strcmp(mode, "kernel") == 0)
+		atf_tc_skip("the kernel's path forced where pdfork has no "
+		    "trap: its clone3 cannot be the C library's fork "
+		    "(NOTES 1.1, 5.2)");
 	ATF_REQUIRE(pthread_atfork(NULL, NULL, a_atfork_child) == 0);
 	pid = pdfork(&fd, PD_NOWAITPID | PD_CLOEXEC);
 	ATF_REQUIRE(pid >= 0);
 	if (pid == 0)
 		_exit(a_atfork_ran && getpid() == (pid_t)syscall(SYS_getpid) ?
 		    0 : 1);
-	if (!a_kernel(fd)) {
+	ATF_CHECK_MSG(t_fork_trap() || !a_kernel(fd), "the kernel's path "
+	    "taken without the trap");
+	if (t_fork_trap() && !a_kernel(fd)) {
 		ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
 		ATF_REQUIRE(close(fd) == 0);
 		atf_tc_skip("the kernel's close-kill is not taken here");

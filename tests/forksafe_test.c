@@ -128,7 +128,6 @@ T_TC(busy_threads__malloc_stdio, "500 children of a parent whose threads "
 	T_SKIP_UNDER_TSAN("TSan kills the child of a multi-threaded fork "
 	    "whose new thread reuses a parent thread's stack, fork()'s "
 	    "included (NOTES 2.9)");
-	T_SKIP_WITHOUT_TRAP();
 	hammer_fp = fopen("/dev/null", "we");
 	ATF_REQUIRE(hammer_fp != NULL);
 	atomic_store(&hammer_stop, false);
@@ -217,7 +216,6 @@ T_TC(atfork__handlers_order, "pthread_atfork handlers run for pdfork "
 {
 	char fp[32], fc[32], pp[32], pc[32];
 
-	T_SKIP_WITHOUT_TRAP();
 	ATF_REQUIRE(pthread_atfork(af_prepare1, af_parent1, af_child1) == 0);
 	ATF_REQUIRE(pthread_atfork(af_prepare2, af_parent2, af_child2) == 0);
 	af_run(false, fp, fc, sizeof(fp));
@@ -305,7 +303,6 @@ T_TC(child__pthread_kill_self, "pthread_kill(pthread_self()) and "
 	int fd;
 
 	T_SKIP_UNDER_TSAN(T_TSAN_NO_HANDLERS);
-	T_SKIP_WITHOUT_TRAP();	/* pthread_sigqueue: glibc's cached tid. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_usr1;
 	ATF_REQUIRE(sigaction(SIGUSR1, &sa, NULL) == 0);

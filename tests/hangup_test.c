@@ -887,7 +887,6 @@ T_TC(kind__pddupfd, "pddupfd of a child's descriptor of its own child: "
     "hang-up at the exit, then the status")
 {
 
-	T_SKIP_WITHOUT_TRAP();	/* The middle pdforks and pdwaits. */
 	hu_kind(hk_dupfd, "pddupfd");
 }
 

@@ -120,7 +120,6 @@ I_TC(interpose__atfork_reentry, "pdfork in an atfork handler: EDEADLK")
 	int fd, status;
 	pid_t pid;
 
-	T_SKIP_WITHOUT_TRAP();	/* No atfork handler runs without it. */
 	ATF_REQUIRE(pthread_atfork(atfork_prepare, NULL, NULL) == 0);
 	atfork_armed = true;
 	pid = pdfork(&fd, 0);

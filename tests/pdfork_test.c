@@ -207,6 +207,36 @@ T_TC(pdfork__exec_autoreaped, "an exec'd child reaped by the kernel: "
 }
 
 /*
+ * A child that does not exec, of a parent that ignores SIGCHLD: with the
+ * fork trap its exit signal is 0, the kernel leaves it to the library,
+ * and pdwait gives its status.  Without the trap it is the C library's
+ * fork() child, with SIGCHLD, and the kernel reaps it as it would an
+ * exec'd one (NOTES 3.12): the kept status, or ECHILD.
+ */
+T_TC(pdfork__sigchld_ignored, "SIGCHLD ignored: pdwait gives the status "
+    "(without the fork trap: the kept status, or ECHILD)")
+{
+	struct sigaction ign, old;
+	int fd, status, r;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	ATF_REQUIRE(sigaction(SIGCHLD, &ign, &old) == 0);
+	t_pdfork_exit(&fd, 0, 6);
+	status = -1;
+	r = pdwait(fd, &status, WEXITED, NULL, NULL);
+	ATF_REQUIRE(sigaction(SIGCHLD, &old, NULL) == 0);
+	if (t_fork_trap() || t_kernel_exit_info()) {
+		ATF_REQUIRE_MSG(r == 0, "pdwait: %s", strerror(errno));
+		ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 6);
+	} else {
+		ATF_CHECK_ERRNO(ECHILD, r == -1);
+		ATF_CHECK_EQ(status, -1);
+	}
+	ATF_REQUIRE(close(fd) == 0);
+}
+
+/*
  * Short of descriptors (in the parent, or in the new child, which needs
  * three to register), pdfork fails with EMFILE and leaves no child.
  */
@@ -287,8 +317,12 @@ on_chld(int sig)
 	got_chld = 1;
 }
 
-/* The child's exit raises no SIGCHLD in the parent. */
-T_TC(pdfork__no_sigchld, "no SIGCHLD at the child's exit")
+/*
+ * The child's exit raises no SIGCHLD in the parent; where pdfork has no
+ * trap, it does, as the C library's fork() child it is (NOTES 3.12).
+ */
+T_TC(pdfork__no_sigchld, "no SIGCHLD at the child's exit, but without "
+    "the fork trap")
 {
 	struct sigaction sa;
 	int fd, w;
@@ -310,7 +344,7 @@ T_TC(pdfork__no_sigchld, "no SIGCHLD at the child's exit")
 	got_chld = 0;
 	t_pdfork_exit(&fd, 0, 0);
 	ATF_REQUIRE(pdwait(fd, NULL, WEXITED, NULL, NULL) == 0);
-	ATF_CHECK_EQ(got_chld, 0);
+	ATF_CHECK_EQ(got_chld, t_fork_trap() ? 0 : 1);
 	ATF_REQUIRE(close(fd) == 0);
 	signal(SIGCHLD, SIG_DFL);
 }
@@ -516,6 +550,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pdfork__child_fd_unused);
 	ATF_TP_ADD_TC(tp, pdfork__exec_status);
 	ATF_TP_ADD_TC(tp, pdfork__exec_autoreaped);
+	ATF_TP_ADD_TC(tp, pdfork__sigchld_ignored);
 	ATF_TP_ADD_TC(tp, pdfork__efault);
 	ATF_TP_ADD_TC(tp, pdfork__emfile);
 	ATF_TP_ADD_TC(tp, pdfork__no_sigchld);

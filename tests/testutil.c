@@ -51,6 +51,13 @@ void
 t_init(void)
 {
 
+	/*
+	 * PROCDESC_TEST_NOTRAP=1: pdfork without its trap, as on an
+	 * architecture that has none (make check-notrap).
+	 */
+	if (getenv("PROCDESC_TEST_NOTRAP") != NULL)
+		ATF_REQUIRE(t_refuse_syscall(SYS_prctl,
+		    PR_SET_SYSCALL_USER_DISPATCH, EINVAL) == 0);
 	(void)t_kernel_pidfs();	/* Probes the kernel: a fork and a pidfd. */
 	t_start_guardian();
 }

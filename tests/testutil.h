@@ -58,19 +58,6 @@ enum t_childkind {
 #define	T_AUDIT_ARCH	AUDIT_ARCH_AARCH64
 #endif
 
-/*
- * Skip a case that tests what only pdfork's trap gives the child (NOTES
- * 5): without it pdfork is a raw clone3, whose child may call
- * async-signal-safe functions only, and no pthread_atfork handler runs.
- */
-#define	T_SKIP_WITHOUT_TRAP()	do {					\
-	if (!t_fork_trap())						\
-		atf_tc_skip("no fork trap here (no syscall user "	\
-		    "dispatch in the kernel, as on arm64, or no trap in " \
-		    "lib/arch for this architecture): pdfork is the raw " \
-		    "clone3 fallback (NOTES 5)");			\
-} while (0)
-
 struct t_leak {
 	char	fds[4096];	/* Open fds at the start, as a string. */
 };
