@@ -36,7 +36,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -170,21 +169,49 @@ aw_path(char *buf, const char *prefix, long n, const char *suffix)
 		;
 }
 
+/* The decimal number at *pp (a '-' before it kept), *pp past it; -1: none. */
+static long
+aw_num(const char **pp)
+{
+	const char *p;
+	long v;
+	bool neg;
+
+	p = *pp;
+	if ((neg = (*p == '-')))
+		p++;
+	if (*p < '0' || *p > '9')
+		return (-1);
+	for (v = 0; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (*p - '0');
+	*pp = p;
+	return (neg ? -v : v);
+}
+
 /*
- * Whether our child pid, not a pdfork child, is one that a wait for type
- * and id with options waits for: its process group for P_PGID, and its
- * exit signal, SIGCHLD unless __WCLONE, any with __WALL (fields 5 and 38
- * of its stat, after the command's closing parenthesis).  True if it
- * cannot tell; false if it is gone.
+ * Whether our child pid, neither a pdfork child nor a sentry, is one that
+ * a wait for type and id with options waits for: in process group id for
+ * P_PGID; and with __WCLONE, an exit signal other than SIGCHLD (field 38
+ * of its stat, after the command's closing parenthesis).  Without
+ * __WCLONE it is taken to have SIGCHLD, which saves reading its stat: a
+ * child of the application's own clone(2) with another exit signal then
+ * counts, and the wait gets the kernel's answer.  True if it cannot tell;
+ * false if it is gone.
  */
 static bool
 aw_eligible(pid_t pid, idtype_t type, id_t id, int options)
 {
-	char path[64], buf[1024], *p, *end;
-	long pgrp, sig, v;
+	char path[64], buf[1024];
+	const char *p;
+	pid_t pgrp;
 	ssize_t n;
+	long sig;
 	int fd, field;
 
+	if (type == P_PGID && (pgrp = getpgid(pid)) != (pid_t)id)
+		return (pgrp == -1 && errno != ESRCH);
+	if ((options & (__WCLONE | __WALL)) != __WCLONE)
+		return (true);
 	aw_path(path, "/proc/", pid, "/stat");
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return (errno != ENOENT && errno != ESRCH);
@@ -195,25 +222,16 @@ aw_eligible(pid_t pid, idtype_t type, id_t id, int options)
 	buf[n] = '\0';
 	if ((p = strrchr(buf, ')')) == NULL)
 		return (true);
-	pgrp = sig = -1;
+	sig = -1;
 	for (field = 2; field < 38 && *p != '\0'; ) {
 		while (*p != '\0' && *p != ' ')
 			p++;
 		while (*p == ' ')
 			p++;
-		field++;
-		v = strtol(p, &end, 10);
-		if (field == 5)
-			pgrp = v;
-		else if (field == 38 && end != p)
-			sig = v;
+		if (++field == 38)
+			sig = aw_num(&p);
 	}
-	if (sig == -1)
-		return (true);
-	if (type == P_PGID && pgrp != (long)id)
-		return (false);
-	return ((options & __WALL) != 0 ||
-	    (sig != SIGCHLD) == ((options & __WCLONE) != 0));
+	return (sig != SIGCHLD);
 }
 
 /* Whether any of the n children in pids is aw_eligible() and not ours. */
@@ -282,18 +300,11 @@ aw_task_other(pid_t tid, idtype_t type, id_t id, int options)
 }
 
 /*
- * Whether a wait for any child (P_ALL) or any in process group id
- * (P_PGID) with options that found nothing to report has a child to wait
- * for besides our pdfork children.  The kernel waits for those of them
- * whose exit signal is SIGCHLD (an exec'd one, and every one where pdfork
- * has no trap: NOTES 1.1, 3.12), where FreeBSD's wait fails with ECHILD once
- * they are all that is left.  The children of every thread (of ours, with
- * __WNOTHREAD), from /proc; true when it cannot tell (no /proc, or a
- * kernel without its children files).  Plain system calls, as a wait may
- * run in a signal handler.
+ * aw_task_other() for every thread but self: 1 at the first such child,
+ * -1 if the threads cannot be listed, else 0.
  */
-static bool
-aw_other_child(idtype_t type, id_t id, int options)
+static int
+aw_threads_other(long self, idtype_t type, id_t id, int options)
 {
 	struct aw_dirent {
 		uint64_t	d_ino;
@@ -303,30 +314,54 @@ aw_other_child(idtype_t type, id_t id, int options)
 		char		d_name[];
 	} *de;
 	char buf[1024];
-	long n, off, tid, self;
+	const char *name;
+	long n, off, tid;
 	int fd, r;
 
-	self = (long)syscall(SYS_gettid);
-	if ((r = aw_task_other((pid_t)self, type, id, options)) != 0)
-		return (true);
-	if ((options & __WNOTHREAD) != 0)
-		return (false);
 	if ((fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) == -1)
-		return (true);
+		return (-1);
 	r = 0;
 	while (r == 0 && (n = syscall(SYS_getdents64, fd, buf,
 	    sizeof(buf))) > 0) {
 		for (off = 0; off < n && r == 0; off += de->d_reclen) {
 			de = (struct aw_dirent *)(void *)(buf + off);
-			if ((tid = strtol(de->d_name, NULL, 10)) <= 0 ||
-			    tid == self)
+			name = de->d_name;
+			if ((tid = aw_num(&name)) <= 0 || tid == self)
 				continue;
 			/* A thread gone meanwhile has no children file. */
 			r = aw_task_other((pid_t)tid, type, id, options) == 1;
 		}
 	}
 	close(fd);
+	return (r);
+}
+
+/*
+ * Whether a wait for any child (P_ALL) or any in process group id
+ * (P_PGID) with options that found nothing to report has a child to wait
+ * for besides our pdfork children.  The kernel waits for those of them
+ * whose exit signal is SIGCHLD (an exec'd one, and every one where pdfork
+ * has no trap: NOTES 1.1, 3.12), where FreeBSD's wait fails with ECHILD
+ * once they are all that is left.  The children of every thread (of
+ * ours, with __WNOTHREAD), from /proc; true when it cannot tell (no
+ * /proc, or a kernel without its children files).  Plain system calls,
+ * as a wait may run in a signal handler.
+ */
+static bool
+aw_other_child(idtype_t type, id_t id, int options)
+{
+	long self;
+	int r, saved;
+
+	saved = errno;
+	if (type == P_PGID && id == 0)
+		id = (id_t)getpgrp();	/* waitid(2)'s own group, as Linux 5.4. */
+	self = (long)syscall(SYS_gettid);
+	if ((r = aw_task_other((pid_t)self, type, id, options)) == 0 &&
+	    (options & __WNOTHREAD) == 0)
+		r = aw_threads_other(self, type, id, options);
+	errno = saved;
 	return (r != 0);
 }
 

@@ -38,6 +38,7 @@
 #include "child.h"
 #include "closekill.h"
 #include "desc.h"
+#include "guardian.h"
 #include "lock.h"
 #include "reaper.h"
 #include "registry.h"
@@ -490,9 +491,10 @@ procdesc_child_waitpid(pid_t pid, int options, siginfo_t *si,
 }
 
 /*
- * Of the n pids of children in pids, keep those that are not our unreaped
- * pdfork children, in order: how many.  For a wildcard wait that found
- * nothing to report (appwait.c).
+ * Of the n pids of children in pids, keep those that are neither our
+ * unreaped pdfork children nor the sentries of our guardians, in order:
+ * how many.  For a wildcard wait that found nothing to report
+ * (appwait.c).
  */
 size_t
 procdesc_child_others(pid_t *pids, size_t n)
@@ -503,7 +505,8 @@ procdesc_child_others(pid_t *pids, size_t n)
 	saved = errno;
 	procdesc_lock();
 	for (i = k = 0; i < n; i++) {
-		if (ch_unreaped(pids[i]) == NULL)
+		if (ch_unreaped(pids[i]) == NULL &&
+		    !procdesc_guardian_sentry(pids[i]))
 			pids[k++] = pids[i];
 	}
 	procdesc_unlock();

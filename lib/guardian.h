@@ -54,6 +54,7 @@ void	procdesc_guardian_release(int slot) PROCDESC_HIDDEN;
 void	procdesc_guardian_drop(int slot) PROCDESC_HIDDEN;
 int	procdesc_guardian_sock(int slot) PROCDESC_HIDDEN;
 uint64_t procdesc_guardian_key(int slot) PROCDESC_HIDDEN;
+bool	procdesc_guardian_sentry(pid_t pid) PROCDESC_HIDDEN;
 void	procdesc_guardian_info(int slot, int *sockp, dev_t *devp, ino_t *inop,
 	    pid_t *sentryp) PROCDESC_HIDDEN;
 void	procdesc_guardian_died(int slot) PROCDESC_HIDDEN;

@@ -236,6 +236,20 @@ procdesc_guardian_key(int slot)
 	return (gt_tab[slot].gd_key);
 }
 
+/* Whether our child pid is the sentry of one of our guardians. */
+bool
+procdesc_guardian_sentry(pid_t pid)
+{
+	int i;
+
+	PROCDESC_ASSERT_LOCKED();
+	for (i = 0; i < gt_n; i++) {
+		if (gt_tab[i].gd_sentry == pid)
+			return (true);
+	}
+	return (false);
+}
+
 /*
  * What the reaper watches of slot: its socket's number in the
  * application's table (the reaper checks its copy against the identity),

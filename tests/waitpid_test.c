@@ -459,6 +459,7 @@ T_TC(wildcard__exec_running, "a wait for any child with an exec'd pdfork "
 	ATF_CHECK_ERRNO(ECHILD, wait(&st) == -1);
 	ATF_CHECK_ERRNO(ECHILD, waitpid(0, &st, 0) == -1);
 	ATF_CHECK_ERRNO(ECHILD, waitid(P_ALL, 0, &si, WEXITED) == -1);
+	ATF_CHECK_ERRNO(ECHILD, waitid(P_PGID, 0, &si, WEXITED) == -1);
 	ATF_REQUIRE(pipe(fctl) == 0);
 	f = fork();
 	ATF_REQUIRE(f >= 0);
@@ -467,6 +468,9 @@ T_TC(wildcard__exec_running, "a wait for any child with an exec'd pdfork "
 		_exit(3);
 	}
 	ATF_CHECK_EQ(waitpid(-1, &st, WNOHANG), 0);
+	memset(&si, 0, sizeof(si));
+	ATF_CHECK(waitid(P_PGID, 0, &si, WEXITED | WNOHANG) == 0 &&
+	    si.si_pid == 0);	/* Our own group, as Linux 5.4 reads 0. */
 	ATF_REQUIRE(write(fctl[1], "x", 1) == 1);
 	ATF_CHECK_EQ(wait(&st), f);
 	ATF_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
