@@ -9,6 +9,7 @@
 #   make check-kernels ARCH=arm64  the same for aarch64, cross-built
 #   make cross-aarch64 the library cross-built for aarch64 (no tests)
 #   make check-musl    built with musl, a static smoke test (tests/smoke.c)
+#   make check-musl-atf the ATF-C suite against the musl build
 #   make check-notrap  make check with pdfork's fork trap refused (seccomp),
 #                      as on an architecture that has none
 #   make torture       the torture test for SECONDS (60), SEED= to replay
@@ -291,6 +292,15 @@ check-musl:
 	LIBPROCDESC_GUARDIAN=$(abspath $(O))/musl/procdesc-guardian \
 	    timeout 600 $(MUSL_SMOKE)
 
+# The ATF-C suite against the musl build (tools/musl-atf.sh): Debian's
+# atf source, its libatf-c built with musl-gcc, the programs under
+# $(O)/musl/tests.
+check-musl-atf: deps-check
+	@sh tools/deps.sh musl
+	@$(MAKE) --no-print-directory CC=musl-gcc O=$(O)/musl \
+	    WERROR=$(WERROR) all
+	@WERROR=$(WERROR) sh tools/musl-atf.sh $(O)/musl
+
 # The same with what make check-kernels ARCH=arm64 boots (kernel-progs),
 # under $(O)/aarch64/tests and $(O)/aarch64/examples.  ATF-C comes from
 # ARM64_SYSROOT, Debian's arm64 packages extracted by tests/kernels/run:
@@ -419,5 +429,6 @@ clean: clean-extra
 clean-extra::
 
 .PHONY: all tests demo check check-notrap check-kernels cross-aarch64 \
-	cross-aarch64-tests kernel-progs check-musl torture install uninstall \
+	cross-aarch64-tests kernel-progs check-musl check-musl-atf torture \
+	install uninstall \
 	clean clean-extra deps-build deps-check deps-deb deb lint-man FORCE

@@ -17,8 +17,17 @@
 #include <time.h>
 
 #define	PROCDESC_HIDDEN	__attribute__((visibility("hidden")))
-/* Thread-local, without a call to find it (signal handlers read it). */
+/*
+ * Thread-local, without a call to find it (signal handlers read it, and
+ * glibc's __tls_get_addr may allocate).  musl refuses to dlopen an object
+ * with initial-exec TLS, and allocates dynamic TLS up front (at dlopen and
+ * at thread creation), so its lookup is async-signal-safe already.
+ */
+#ifdef __GLIBC__
 #define	PROCDESC_TLS	__thread __attribute__((tls_model("initial-exec")))
+#else
+#define	PROCDESC_TLS	__thread
+#endif
 
 /*
  * Code that runs inside the C library's fork(), where a thread sanitizer

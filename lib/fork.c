@@ -272,6 +272,11 @@ fk_init(void)
 	if ((libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD)) != NULL &&
 	    (sym = dlsym(libc, "fork")) != NULL)
 		*(void **)&fk_fork = sym;
+#elif !defined(__GLIBC__)
+	/* musl: the next definition after ours (none in a static program). */
+	(void)libc;
+	if ((sym = dlsym(RTLD_NEXT, "fork")) != NULL)
+		*(void **)&fk_fork = sym;
 #else
 	(void)libc;
 	(void)sym;

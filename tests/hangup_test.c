@@ -44,6 +44,7 @@
 #include <procdesc-overlay/spawn.h>
 
 #include "testutil.h"
+#include "waitstatus.h"
 
 /* Divided by $PROCDESC_TEST_SCALE in the kernel matrix (t_scaled()). */
 #define	HU_ROUNDS_POLL	1000	/* The requirement: 0 of >= 300 wrong. */

@@ -201,7 +201,8 @@ p_sendmsg(int s, const void *buf, size_t len, const int *fds, int nfds)
 		cm.hdr.cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
 		memcpy(CMSG_DATA(&cm.hdr), fds, (size_t)nfds * sizeof(int));
 	}
-	return (sendmsg(s, &mh, MSG_NOSIGNAL | MSG_DONTWAIT));
+	/* The system call: musl's sendmsg refuses control data over 1 KiB. */
+	return (syscall(SYS_sendmsg, s, &mh, MSG_NOSIGNAL | MSG_DONTWAIT));
 }
 
 /*
@@ -1052,11 +1053,12 @@ p_setuid_copy(const char *prog, const char *name, char *path, size_t len,
  * Runs before main, so before ATF.
  */
 static void __attribute__((constructor))
-p_root_helper(int argc, char **argv)
+p_root_helper(void)
 {
 
-	if (argc < 1 || argv == NULL || argv[0] == NULL ||
-	    strcmp(argv[0], P_ROOT_HELPER) != 0)
+	/* Not argv: musl passes a constructor no arguments. */
+	if (program_invocation_name == NULL ||
+	    strcmp(program_invocation_name, P_ROOT_HELPER) != 0)
 		return;
 	if (setresuid(0, 0, 0) == -1)
 		_exit(3);

@@ -46,6 +46,7 @@ if [ "${1:-build}" = cross-kernels ]; then
 fi
 if [ "${1:-build}" = musl ]; then
 	command -v musl-gcc >/dev/null 2>&1 || need="$need musl-tools"
+	command -v dpkg-source >/dev/null 2>&1 || need="$need dpkg-dev"
 fi
 [ -z "$need$foreign" ] && exit 0
 

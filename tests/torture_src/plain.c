@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "torture.h"
+#include "waitstatus.h"
 
 extern char **environ;
 
