@@ -14,7 +14,10 @@ set -eu
 
 cd "$(dirname "$0")/.." || exit 1
 o=$1
-a=$(pwd)/$o/atf
+case $o in
+/*)	a=$o/atf ;;
+*)	a=$(pwd)/$o/atf ;;
+esac
 say() { echo "musl-atf: $*"; }
 
 # 1. atf's source, as apt fetches and checks it.
