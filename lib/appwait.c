@@ -169,23 +169,20 @@ aw_path(char *buf, const char *prefix, long n, const char *suffix)
 		;
 }
 
-/* The decimal number at *pp (a '-' before it kept), *pp past it; -1: none. */
+/* The decimal number at *pp, *pp past it; -1 if there is none. */
 static long
 aw_num(const char **pp)
 {
 	const char *p;
 	long v;
-	bool neg;
 
 	p = *pp;
-	if ((neg = (*p == '-')))
-		p++;
 	if (*p < '0' || *p > '9')
 		return (-1);
 	for (v = 0; *p >= '0' && *p <= '9'; p++)
 		v = v * 10 + (*p - '0');
 	*pp = p;
-	return (neg ? -v : v);
+	return (v);
 }
 
 /*
@@ -377,17 +374,17 @@ aw_other_child(idtype_t type, id_t id, int options)
 static int
 aw_peek(idtype_t type, id_t id, siginfo_t *si, int options)
 {
-	bool look;
+	bool ours;
 
 	for (;;) {
-		look = (options & WNOHANG) != 0 ||
-		    (!procdesc_registry_empty() && !procdesc_locked());
+		/* Whether the kernel may count pdfork children of ours. */
+		ours = !procdesc_registry_empty() && !procdesc_locked();
 		memset(si, 0, sizeof(*si));
 		if (aw_waitid(type, id, si, options | WNOWAIT |
-		    (look ? WNOHANG : 0)) == -1)
+		    (ours ? WNOHANG : 0)) == -1)
 			return (-1);
-		if (si->si_pid == 0 && !procdesc_registry_empty() &&
-		    !procdesc_locked() && !aw_other_child(type, id, options)) {
+		if (si->si_pid == 0 && ours &&
+		    !aw_other_child(type, id, options)) {
 			errno = ECHILD;
 			return (-1);
 		}
