@@ -488,7 +488,7 @@ T_TC(errno__kept_on_success, "pdfork does not change errno on success")
 	t_wait_exit_code(fd, 0, "errno in the child");
 }
 
-/* (h) The raw clone3 fallback. */
+/* (h) Without the trap: libc's fork() untrapped (NOTES 1.1). */
 
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
 #define	PR_SET_SYSCALL_USER_DISPATCH	59
@@ -509,14 +509,14 @@ refuse_dispatch(void)
 }
 
 /*
- * Where syscall user dispatch is refused, pdfork falls back to a raw
- * clone3: its child runs, its status is reported, and the library's locks
+ * Where syscall user dispatch is refused, pdfork runs libc's fork()
+ * untrapped: its child runs, its status is reported, and the library's locks
  * are free in it (it can pdfork and pdwait in turn; malloc is safe there
  * too, since no other thread of this process mallocs).  Success is exit 0,
  * which a thread sanitizer turns into 66 when it reported something.
  */
-T_TC(fallback__raw_clone, "without syscall user dispatch the raw clone3 "
-    "child can pdfork and pdwait")
+T_TC(fallback__raw_clone, "without syscall user dispatch the untrapped "
+    "fork() child can pdfork and pdwait")
 {
 	char what[32];
 	pid_t gpid, pid;

@@ -600,7 +600,7 @@ t_kernel_pidfs(void)
  * library has a trap for this architecture (lib/arch/arch.h) and the
  * kernel has syscall user dispatch (5.11, and only where the architecture
  * uses the generic entry code: not arm64 in 6.1 or 6.12).  Otherwise
- * pdfork takes the raw clone3 fallback.
+ * pdfork runs libc's fork() untrapped, whose child sends SIGCHLD.
  */
 bool
 t_fork_trap(void)

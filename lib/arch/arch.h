@@ -14,8 +14,8 @@
  *	PA_A0..PA_A5, PA_RET	a system call's arguments and return value
  *	PA_CLONE_PTID, PA_CLONE_CTID, PA_CLONE_TLS
  *				clone(2)'s arguments, whose order differs
- * Without it, pdfork takes the raw clone3 fallback (NOTES 5), whose child
- * may call async-signal-safe functions only.  A header with the entry
+ * Without it, pdfork runs the C library's fork() untrapped (NOTES 1.1),
+ * whose child sends SIGCHLD at its exit.  A header with the entry
  * defines PROCDESC_ARCH_VFORK 1 and:
  *	PA_VFORK_ASM		the body of pdrfork (lib/fork.c)
  *	PA_FUNCTION		the assembler's name of a function's type
