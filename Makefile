@@ -68,7 +68,8 @@ LIB_SRCS=	lib/procdesc.c lib/create.c lib/wait.c lib/child.c \
 		lib/registry.c lib/hash.c lib/lock.c lib/reaper.c \
 		lib/guardian_client.c lib/guardian_table.c lib/guardian_start.c \
 		lib/desc.c lib/pidfd.c lib/wire.c lib/fork.c lib/atfork.c \
-		lib/kernel.c lib/spawn.c lib/appwait.c lib/autokill.c
+		lib/kernel.c lib/spawn.c lib/appwait.c lib/autokill.c \
+		lib/arena.c
 LIB_OBJS=	$(LIB_SRCS:lib/%.c=$(O)/pic/%.o)
 LIB_AOBJS=	$(LIB_SRCS:lib/%.c=$(O)/static/%.o)
 SONAME=		libprocdesc.so.$(SOVERSION)
@@ -147,11 +148,11 @@ $(STLIB): $(LIB_AOBJS)
 	rm -f $@
 	ar rcs $@ $(LIB_AOBJS)
 
-# The guardian program shares pidfd.c, hash.c and wire.c with the
-# library.
+# The guardian program shares pidfd.c, hash.c (with arena.c) and wire.c
+# with the library.
 GUARDIAN_OBJS=	$(O)/guardian/guardian.o $(O)/guardian/guard.o \
 		$(O)/guardian/query.o $(O)/guardian/pidfd.o $(O)/guardian/hash.o \
-		$(O)/guardian/wire.o
+		$(O)/guardian/arena.o $(O)/guardian/wire.o
 $(O)/guardian/%.o: lib/guardian/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<

@@ -905,7 +905,8 @@ usage(void)
 {
 
 	fprintf(stderr,
-	    "usage: bench [-kq] [-l children] [-o dir] [-t file]\n");
+	    "usage: bench [-kq] [-l children] [-o dir] [-S 5|6] "
+	    "[-t file]\n");
 	exit(2);
 }
 
@@ -935,7 +936,7 @@ main(int argc, char **argv)
 	const char *dir, *txt;
 	char *end;
 	int64_t t0;
-	long limit;
+	long limit, only;
 	bool kernel, quick;
 	int ch;
 
@@ -943,7 +944,8 @@ main(int argc, char **argv)
 	txt = NULL;
 	kernel = quick = false;
 	limit = -1;
-	while ((ch = getopt(argc, argv, "kql:o:t:")) != -1) {
+	only = 0;
+	while ((ch = getopt(argc, argv, "kql:o:S:t:")) != -1) {
 		switch (ch) {
 		case 'k':
 			kernel = true;
@@ -958,6 +960,11 @@ main(int argc, char **argv)
 			break;
 		case 'o':
 			dir = optarg;
+			break;
+		case 'S':
+			only = strtol(optarg, &end, 10);
+			if (*end != '\0' || (only != 5 && only != 6))
+				usage();
 			break;
 		case 't':
 			txt = optarg;
@@ -981,12 +988,16 @@ main(int argc, char **argv)
 		bench_kernel(it.it_rounds);
 		goto done;
 	}
-	section_forked(section_scale, &it);
-	out_printf("\n");
-	if (it.it_limit > 0) {
+	if (only == 0 || only == 5) {
+		section_forked(section_scale, &it);
+		out_printf("\n");
+	}
+	if (it.it_limit > 0 && (only == 0 || only == 6)) {
 		section_forked(section_limit, &it);
 		out_printf("\n");
 	}
+	if (only != 0)
+		goto done;
 	warm_up(&guardians);
 	bench_spawn(&it);
 	bench_spawn_size(it.it_exec / it.it_rounds, it.it_rounds, quick);

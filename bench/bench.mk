@@ -6,6 +6,8 @@
 #                         and 6, smaller heaps in 1b, 20 s to 1.5 min
 #   make bench SCALE=n    n children in section 6, the limit run
 #                         (default 19000, QUICK 1000); SCALE=0 skips it
+#   make bench SECTION=5  section 5 (or 6) alone, to study it: the table
+#                         in latest-s5.txt, the data under s5/
 #   make bench-kernel     section 7 alone in Debian's 7.2 under QEMU,
 #                         once per close-kill path (NOTES 1.12), about
 #                         2 min under TCG; the guest's table on stderr
@@ -20,8 +22,8 @@ BENCH_SRCS=	bench/bench.c bench/kernel.c bench/proc.c bench/scale.c \
 		bench/spawn.c bench/stats.c
 BENCH_DIR=	bench/results
 BENCH_QUICK=	$(filter-out 0,$(QUICK))
-BENCH_TXT=	$(BENCH_DIR)/latest$(if $(BENCH_QUICK),-quick).txt
-BENCH_DATA=	$(BENCH_DIR)$(if $(BENCH_QUICK),/quick)
+BENCH_TXT=	$(BENCH_DIR)/latest$(if $(BENCH_QUICK),-quick)$(if $(SECTION),-s$(SECTION)).txt
+BENCH_DATA=	$(BENCH_DIR)$(if $(BENCH_QUICK),/quick)$(if $(SECTION),/s$(SECTION))
 
 $(BENCH): $(BENCH_SRCS) bench/bench.h $(SHLIB) $(O)/libprocdesc.so \
     $(GUARDIAN)
@@ -32,6 +34,7 @@ bench: $(BENCH)
 	@mkdir -p $(BENCH_DATA)
 	LIBPROCDESC_GUARDIAN=$(abspath $(GUARDIAN)) ./$(BENCH) \
 	    $(if $(BENCH_QUICK),-q) $(if $(SCALE),-l $(SCALE)) \
+	    $(if $(SECTION),-S $(SECTION)) \
 	    -o $(BENCH_DATA) -t $(BENCH_TXT)
 	@if command -v gnuplot >/dev/null 2>&1; then \
 	    gnuplot -e "dir='$(BENCH_DATA)'" bench/plot.gp && \

@@ -18,6 +18,7 @@
 
 #include <pthread.h>
 
+#include "arena.h"
 #include "atfork.h"
 #include "child.h"
 #include "closekill.h"
@@ -44,6 +45,7 @@ procdesc_atfork_child(void)
 {
 
 	procdesc_fork_child_first();	/* pdfork's child: before all. */
+	procdesc_arena_atfork_child();
 	procdesc_child_atfork_child();
 	procdesc_reaper_atfork_child();
 	procdesc_ck_guardian.ck_atfork_child();

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "sys/procdesc.h"
+#include "arena.h"
 #include "child.h"
 #include "closekill.h"
 #include "desc.h"
@@ -69,7 +70,7 @@ procdesc_child_new(struct procdesc_child **chp, int pdflags)
 	struct procdesc_child *ch;
 	int error;
 
-	if ((ch = calloc(1, sizeof(*ch))) == NULL)
+	if ((ch = procdesc_arena_zalloc(sizeof(*ch))) == NULL)
 		return (ENOMEM);
 	ch->ch_id = procdesc_desc_new_id();
 	ch->ch_nowaitpid = (pdflags & PD_NOWAITPID) != 0;
@@ -77,7 +78,7 @@ procdesc_child_new(struct procdesc_child **chp, int pdflags)
 	error = procdesc_registry_reserve();
 	procdesc_unlock();
 	if (error != 0)
-		free(ch);
+		procdesc_arena_free(ch, sizeof(*ch));
 	else
 		*chp = ch;
 	return (error);
@@ -88,7 +89,7 @@ void
 procdesc_child_discard(struct procdesc_child *ch)
 {
 
-	free(ch);
+	procdesc_arena_free(ch, sizeof(*ch));
 }
 
 /*
@@ -189,7 +190,7 @@ ch_settle(struct procdesc_child *ch)
 		ch_reap(ch);
 	if (ch->ch_reaped && ch->ch_closed && !ch->ch_lost) {
 		procdesc_registry_remove(ch);
-		free(ch);
+		procdesc_arena_free(ch, sizeof(*ch));
 	}
 }
 

@@ -80,7 +80,6 @@ void	fk_restorer(void) PROCDESC_HIDDEN;
 extern const char fk_restorer_end[] PROCDESC_HIDDEN;
 #endif
 
-static pthread_mutex_t procdesc_fork_mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t fk_once = PTHREAD_ONCE_INIT;
 static PROCDESC_TLS bool fk_inside;	/* This thread is in pdfork. */
 static PROCDESC_TLS procdesc_fork_hook_t *fk_hook; /* The child's hook, */
@@ -92,7 +91,12 @@ static _Atomic int fk_nosud = -1;	/* Dispatch: -1 unknown, 0 works. */
 static struct procdesc_ksigaction fk_oldsys; /* (fork_mtx) The app's. */
 static PROCDESC_TLS volatile char fk_selector;
 static PROCDESC_TLS bool fk_active;	/* This thread is in the trap. */
-static PROCDESC_TLS int fk_pidfd;	/* The trap's clone3 pidfd. */
+/*
+ * Where the trap's clone3 puts the pidfd: the caller's variable, on a
+ * stack page that the parent writes after the fork anyway, rather than a
+ * page of its own to fault again.
+ */
+static PROCDESC_TLS int *fk_pidfdp;
 #endif
 static pid_t (*fk_fork)(void);		/* libc's own fork(). */
 
@@ -124,7 +128,7 @@ fk_clone(const pa_reg_t *r)
 	struct procdesc_clone_args ca = {
 		.flags = ((uint64_t)r[PA_A0] & ~(uint64_t)CSIGNAL) |
 		    CLONE_PIDFD | fk_cr->cr_cflags,
-		.pidfd = (uint64_t)(uintptr_t)&fk_pidfd,
+		.pidfd = (uint64_t)(uintptr_t)fk_pidfdp,
 		.parent_tid = (uint64_t)r[PA_CLONE_PTID],
 		.child_tid = (uint64_t)r[PA_CLONE_CTID],
 		.stack = (uint64_t)r[PA_A1],
@@ -142,7 +146,7 @@ fk_forksys(void)
 {
 	struct procdesc_clone_args ca = {
 		.flags = CLONE_PIDFD | fk_cr->cr_cflags,
-		.pidfd = (uint64_t)(uintptr_t)&fk_pidfd,
+		.pidfd = (uint64_t)(uintptr_t)fk_pidfdp,
 		.exit_signal = 0,
 	};
 
@@ -162,7 +166,7 @@ fk_clone3(const pa_reg_t *r)
 	}
 	ca = *(const struct procdesc_clone_args *)r[PA_A0];
 	ca.flags |= CLONE_PIDFD | fk_cr->cr_cflags;
-	ca.pidfd = (uint64_t)(uintptr_t)&fk_pidfd;
+	ca.pidfd = (uint64_t)(uintptr_t)fk_pidfdp;
 	ca.exit_signal = 0;
 	return (sys_clone3(&ca));
 }
@@ -242,7 +246,7 @@ procdesc_fork_atfork_child(void)
 
 	if (fk_inside)
 		return;
-	pthread_mutex_init(&procdesc_fork_mtx, NULL);
+	procdesc_fork_lock_reset();
 #if PROCDESC_ARCH_TRAP
 	if (sys_rt_sigaction(SIGSYS, NULL, &cur) == 0 &&
 	    cur.ks_sigaction == fk_sigsys)
@@ -288,7 +292,7 @@ fk_init(void)
 static int
 fk_sud_fork(pid_t *pidp, int *pidfdp)
 {
-	struct procdesc_ksigaction sa;
+	struct procdesc_ksigaction sa, old;
 	pid_t pid;
 	int error;
 
@@ -297,9 +301,16 @@ fk_sud_fork(pid_t *pidp, int *pidfdp)
 	sa.ks_flags = SA_SIGINFO | SA_RESTORER;
 	sa.ks_restorer = fk_restorer;
 	sa.ks_mask = ~(uint64_t)0;
-	if (sys_rt_sigaction(SIGSYS, &sa, &fk_oldsys) == -1)
+	if (sys_rt_sigaction(SIGSYS, &sa, &old) == -1)
 		return (errno);
-	fk_pidfd = -1;
+	/*
+	 * Kept where it is as long as it stays the same: a write would
+	 * fault its page again after every pdfork's fork.
+	 */
+	if (memcmp(&old, &fk_oldsys, sizeof(old)) != 0)
+		fk_oldsys = old;
+	*pidfdp = -1;
+	fk_pidfdp = pidfdp;
 	fk_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
 	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
 	    (unsigned long)(uintptr_t)fk_restorer,
@@ -320,7 +331,8 @@ fk_sud_fork(pid_t *pidp, int *pidfdp)
 	fk_active = false;
 	sys_rt_sigaction(SIGSYS, &fk_oldsys, NULL);
 	*pidp = pid;
-	*pidfdp = (pid > 0) ? fk_pidfd : -1;
+	if (pid <= 0)
+		*pidfdp = -1;
 	return (error);
 }
 #endif
@@ -541,7 +553,7 @@ procdesc_fork_clone(procdesc_fork_hook_t *hook,
 	fk_inside = true;
 	sigfillset(&all);
 	sigdelset(&all, SIGSYS);
-	pthread_mutex_lock(&procdesc_fork_mtx);
+	procdesc_fork_lock();
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fk_hook = hook;
 	fk_cr = cr;
@@ -556,7 +568,7 @@ procdesc_fork_clone(procdesc_fork_hook_t *hook,
 		    pidfdp) : fk_libc_fork(pidp, pidfdp);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* In the parent and in the child: this thread locked it. */
-	pthread_mutex_unlock(&procdesc_fork_mtx);
+	procdesc_fork_unlock();
 	fk_inside = false;
 	return (error);
 }

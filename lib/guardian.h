@@ -35,8 +35,6 @@ struct procdesc_guardian {
 	pid_t		 gd_pid;	/* (c) The guardian itself. */
 	uint64_t	 gd_key;	/* (c) Its listener's, its names'. */
 	uint32_t	 gd_capacity;	/* (c) Children it can take. */
-	uint32_t	 gd_count;	/* (l) Children it may still hold. */
-	uint32_t	 gd_inflight;	/* (l) Registrations under way. */
 	bool		 gd_full;	/* (l) It refused one, or is killed. */
 	bool		 gd_dead;	/* (l) Reaped; gd_sock still open. */
 };

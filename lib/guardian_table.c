@@ -29,12 +29,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "guardian.h"
 #include "lock.h"
 #include "pidfd.h"
 #include "syscall.h"
 
 static struct procdesc_guardian *gt_tab; /* (l) */
+/*
+ * What changes at every creation, by slot, apart and in the arena
+ * (arena.h): a fork would otherwise make the next creation fault the
+ * table's page again.  A fork's child drops it with the table, unread.
+ */
+struct gt_load {
+	uint32_t	gl_count;	/* (l) Children it may still hold. */
+	uint32_t	gl_inflight;	/* (l) Registrations under way. */
+};
+static struct gt_load *gt_load;		/* (l) As many as gt_tab. */
 static int gt_n;			/* (l) */
 static bool gt_starting;		/* (l) A guardian is being started. */
 static pthread_cond_t gt_cv = PTHREAD_COND_INITIALIZER; /* Start over. */
@@ -49,11 +60,14 @@ gt_ok(const struct procdesc_guardian *g)
 }
 
 static bool
-gt_has_room(const struct procdesc_guardian *g)
+gt_has_room(int slot)
 {
+	const struct procdesc_guardian *g;
 
+	g = &gt_tab[slot];
 	return (gt_ok(g) && !g->gd_full && !g->gd_dead &&
-	    g->gd_count + g->gd_inflight < g->gd_capacity);
+	    gt_load[slot].gl_count + gt_load[slot].gl_inflight <
+	    g->gd_capacity);
 }
 
 /*
@@ -62,11 +76,13 @@ gt_has_room(const struct procdesc_guardian *g)
  * the number means nothing in the reaper's descriptor table.
  */
 static void
-gt_close_dead(struct procdesc_guardian *g)
+gt_close_dead(int slot)
 {
+	struct procdesc_guardian *g;
 
 	PROCDESC_ASSERT_LOCKED();
-	if (!g->gd_dead || g->gd_inflight != 0 || g->gd_sock == -1)
+	g = &gt_tab[slot];
+	if (!g->gd_dead || gt_load[slot].gl_inflight != 0 || g->gd_sock == -1)
 		return;
 	if (gt_ok(g))
 		close(g->gd_sock);
@@ -78,17 +94,25 @@ static int
 gt_free_slot(void)
 {
 	struct procdesc_guardian *tab;
+	struct gt_load *load;
 	int i;
 
 	PROCDESC_ASSERT_LOCKED();
 	for (i = 0; i < gt_n; i++) {
-		gt_close_dead(&gt_tab[i]);
+		gt_close_dead(i);
 		if (gt_tab[i].gd_sock == -1 && gt_tab[i].gd_sentry == -1)
 			return (i);
 	}
 	if ((tab = realloc(gt_tab, (gt_n + 1) * sizeof(*gt_tab))) == NULL)
 		return (-1);
 	gt_tab = tab;
+	if ((load = procdesc_arena_zalloc((gt_n + 1) * sizeof(*load))) ==
+	    NULL)
+		return (-1);
+	if (gt_n > 0)
+		memcpy(load, gt_load, gt_n * sizeof(*load));
+	procdesc_arena_free(gt_load, gt_n * sizeof(*load));
+	gt_load = load;
 	memset(&gt_tab[gt_n], 0, sizeof(gt_tab[gt_n]));
 	gt_tab[gt_n].gd_sock = -1;
 	gt_tab[gt_n].gd_sentry = -1;
@@ -108,8 +132,8 @@ gt_find(int *slotp, int *sockp)
 	PROCDESC_ASSERT_LOCKED();
 	for (;;) {
 		for (i = 0; i < gt_n; i++) {
-			if (gt_has_room(&gt_tab[i])) {
-				gt_tab[i].gd_inflight++;
+			if (gt_has_room(i)) {
+				gt_load[i].gl_inflight++;
 				*slotp = i;
 				*sockp = gt_tab[i].gd_sock;
 				return (true);
@@ -136,8 +160,9 @@ gt_start(int slot, int *sockp)
 	gt_starting = false;
 	pthread_cond_broadcast(&gt_cv);
 	if (error == 0) {
-		g.gd_inflight = 1;
 		gt_tab[slot] = g;
+		gt_load[slot].gl_count = 0;
+		gt_load[slot].gl_inflight = 1;
 		*sockp = g.gd_sock;
 		if (g.gd_capacity == 0) {
 			procdesc_guardian_release(slot);
@@ -193,7 +218,7 @@ procdesc_guardian_commit(int slot, int error, bool held)
 	if (error == ETIMEDOUT)
 		procdesc_guardian_stalled(slot);
 	if (error == 0 && held)
-		gt_tab[slot].gd_count++;
+		gt_load[slot].gl_count++;
 	procdesc_guardian_release(slot);
 }
 
@@ -201,12 +226,10 @@ procdesc_guardian_commit(int slot, int error, bool held)
 void
 procdesc_guardian_release(int slot)
 {
-	struct procdesc_guardian *g;
 
 	PROCDESC_ASSERT_LOCKED();
-	g = &gt_tab[slot];
-	g->gd_inflight--;
-	gt_close_dead(g);
+	gt_load[slot].gl_inflight--;
+	gt_close_dead(slot);
 }
 
 /* Guardian slot holds one child less. */
@@ -215,7 +238,7 @@ procdesc_guardian_drop(int slot)
 {
 
 	PROCDESC_ASSERT_LOCKED();
-	gt_tab[slot].gd_count--;
+	gt_load[slot].gl_count--;
 }
 
 /* The control socket of slot, or -1 if it was taken from us. */
@@ -337,6 +360,7 @@ procdesc_guardian_atfork_child(void)
 			close(gt_tab[i].gd_sock);
 	procdesc_guardian_start_atfork_child();
 	gt_tab = NULL;
+	gt_load = NULL;
 	gt_n = 0;
 	gt_starting = false;
 	pthread_cond_init(&gt_cv, NULL);

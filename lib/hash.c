@@ -17,8 +17,8 @@
 
 #include <errno.h>
 #include <stdbool.h>
-#include <stdlib.h>
 
+#include "arena.h"
 #include "hash.h"
 
 /*
@@ -64,7 +64,8 @@ ht_grow(struct procdesc_htab *t)
 	old = *t;
 	t->ht_nbuckets = (old.ht_nbuckets == 0) ? HT_MIN :
 	    old.ht_nbuckets * 2;
-	if ((t->ht_bucket = calloc(t->ht_nbuckets, sizeof(*b))) == NULL) {
+	if ((t->ht_bucket = procdesc_arena_zalloc(t->ht_nbuckets *
+	    sizeof(*b))) == NULL) {
 		*t = old;
 		return (ENOMEM);
 	}
@@ -76,7 +77,7 @@ ht_grow(struct procdesc_htab *t)
 			*b = l;
 		}
 	}
-	free(old.ht_bucket);
+	procdesc_arena_free(old.ht_bucket, old.ht_nbuckets * sizeof(*b));
 	return (0);
 }
 

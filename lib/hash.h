@@ -7,8 +7,8 @@
 /*
  * A chained hash table keyed by 64-bit numbers (hash.c), with the links
  * inside the entries: the registry's tables by pid and by descriptor id,
- * the guardian's by id.  The caller locks; the table calls nothing but
- * calloc(3) and free(3).
+ * the guardian's by id.  The caller locks; the buckets are in the arena
+ * (arena.h), which a fork leaves out of the child.
  */
 
 #ifndef _PROCDESC_HASH_H_

@@ -24,7 +24,20 @@
 
 #include "lock.h"
 
-static pthread_mutex_t procdesc_mtx = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * procdesc_mtx and fork.c's procdesc_fork_mtx, on 128 aligned bytes and
+ * so on one page: a fork write-protects every page of the parent, pdfork
+ * unlocks both after its fork, and each page it writes then is faulted
+ * and copied again (NOTES 2.19).
+ */
+static struct {
+	pthread_mutex_t	lk_mtx;
+	pthread_mutex_t	lk_fork;
+} lk __attribute__((aligned(128))) = {
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER
+};
+#define	procdesc_mtx		(lk.lk_mtx)
+#define	procdesc_fork_mtx	(lk.lk_fork)
 static PROCDESC_TLS volatile int lk_held;	/* This thread's note. */
 static PROCDESC_TLS bool lk_took;	/* The prepare handler locked. */
 
@@ -65,6 +78,29 @@ procdesc_locked(void)
 {
 
 	return (lk_held > 0);
+}
+
+/* procdesc_fork_mtx, for fork.c, which says what it serialises. */
+void
+procdesc_fork_lock(void)
+{
+
+	pthread_mutex_lock(&procdesc_fork_mtx);
+}
+
+void
+procdesc_fork_unlock(void)
+{
+
+	pthread_mutex_unlock(&procdesc_fork_mtx);
+}
+
+/* In a fork() child, where another thread may have held it: anew. */
+void
+procdesc_fork_lock_reset(void)
+{
+
+	pthread_mutex_init(&procdesc_fork_mtx, NULL);
 }
 
 /*

@@ -10,8 +10,9 @@
  * and the table that holds them, registry.c), the reaper's state
  * (reaper.c) and the guardian table (guardian_table.c).
  *
- * Lock order: fork.c's procdesc_fork_mtx before procdesc_mtx.  No lock
- * of ours is held while we wait for another process (NOTES 2.11).
+ * Lock order: procdesc_fork_mtx (lock.c's too, for fork.c) before
+ * procdesc_mtx.  No lock of ours is held while we wait for another
+ * process (NOTES 2.11).
  */
 
 #ifndef _PROCDESC_LOCK_H_
@@ -27,6 +28,9 @@ void	procdesc_lock(void) PROCDESC_HIDDEN;
 void	procdesc_unlock(void) PROCDESC_HIDDEN;
 bool	procdesc_trylock(void) PROCDESC_HIDDEN;
 bool	procdesc_locked(void) PROCDESC_HIDDEN;
+void	procdesc_fork_lock(void) PROCDESC_HIDDEN;
+void	procdesc_fork_unlock(void) PROCDESC_HIDDEN;
+void	procdesc_fork_lock_reset(void) PROCDESC_HIDDEN;
 
 /* Condition variables on procdesc_mtx, counting on CLOCK_MONOTONIC. */
 void	procdesc_cond_init(pthread_cond_t *cv) PROCDESC_HIDDEN;

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "child.h"
 #include "closekill.h"
 #include "lock.h"
@@ -53,6 +54,13 @@
  * The thread's stack: its deepest call (a recorded exit that reads
  * /proc/PID/stat for a stalled guardian) needs a few KiB, and glibc's
  * default would reserve 8 MiB of address space per owner for nothing.
+ * Under glibc it is the arena's (and so are the thread's descriptor and
+ * TLS, which glibc puts at its top): the thread runs at every creation,
+ * and a fork neither copies its pages nor makes it fault them again.
+ * glibc's fork child only unlinks the other threads' descriptors, zero
+ * there; musl's fork child crashed with them wiped (NOTES 2.19).  Made
+ * once: a forked copy, where the thread does not exist, finds the same
+ * pages there, zero, for its own.
  */
 #define	RP_STACK	(64 * 1024)
 
@@ -83,6 +91,7 @@ struct rp_work {
 };
 
 static bool rp_running;			/* (l) The thread exists. */
+static void *rp_stack;			/* (l) Its stack. */
 static pid_t rp_tid;			/* (l) It, once it reads rp_work. */
 static struct rp_work *rp_work;		/* (l) Its queue. */
 
@@ -96,14 +105,13 @@ static int rp_self = -1;		/* (r) A pidfd of our process. */
 static int *rp_ctl;			/* (r) Guardians' sockets, by slot. */
 static int rp_nctl;			/* (r) */
 
-/* Wake the thread; mtx held. */
+/* Wake the thread tid (0: none yet, nothing to do). */
 static void
-rp_kick(void)
+rp_kick(pid_t tid)
 {
 
-	PROCDESC_ASSERT_LOCKED();
-	if (rp_tid != 0)
-		(void)sys_tgkill(getpid(), rp_tid, RP_KICK);
+	if (tid != 0)
+		(void)sys_tgkill(getpid(), tid, RP_KICK);
 }
 
 /* Work for the thread, made without procdesc_mtx on the creation path. */
@@ -112,7 +120,7 @@ rp_work_new(int kind, int val, uint64_t id)
 {
 	struct rp_work *w;
 
-	if ((w = malloc(sizeof(*w))) != NULL) {
+	if ((w = procdesc_arena_zalloc(sizeof(*w))) != NULL) {
 		w->rw_kind = kind;
 		w->rw_val = val;
 		w->rw_id = id;
@@ -120,15 +128,23 @@ rp_work_new(int kind, int val, uint64_t id)
 	return (w);
 }
 
-/* Queue w for the thread and wake it; mtx held. */
-static void
+/*
+ * Queue w for the thread; mtx held.  Returns the thread to wake, or 0:
+ * none is needed while the queue was not empty, since the thread reads
+ * its wake-ups away before it takes the queue, so one is on its way.
+ * The caller wakes it once the mutex is free, rather than have it wake
+ * only to wait for the mutex.
+ */
+static pid_t
 rp_push(struct rp_work *w)
 {
+	pid_t tid;
 
 	PROCDESC_ASSERT_LOCKED();
+	tid = (rp_work == NULL) ? rp_tid : 0;
 	w->rw_next = rp_work;
 	rp_work = w;
-	rp_kick();
+	return (tid);
 }
 
 /* Queue work; silently dropped if out of memory. */
@@ -136,12 +152,14 @@ static void
 rp_queue(int kind, int val)
 {
 	struct rp_work *w;
+	pid_t tid;
 
 	if ((w = rp_work_new(kind, val, 0)) == NULL)
 		return;
 	procdesc_lock();
-	rp_push(w);
+	tid = rp_push(w);
 	procdesc_unlock();
+	rp_kick(tid);
 }
 
 /* A new child, adopted: watch its exit. */
@@ -176,7 +194,7 @@ procdesc_reaper_ask(int slot, uint64_t id)
 	if (!rp_running || (w = rp_work_new((int)RP_KIND_ASK, slot,
 	    id)) == NULL)
 		return (false);
-	rp_push(w);
+	rp_kick(rp_push(w));
 	return (true);
 }
 
@@ -252,8 +270,13 @@ rp_add_guardian(int slot)
 	ck->ck_watcher_info(slot, &sock, &dev, &ino, &sentry);
 	procdesc_unlock();
 	if (slot >= rp_nctl) {
-		if ((tab = realloc(rp_ctl, (slot + 1) * sizeof(*tab))) == NULL)
+		/* The arena's, so that this thread never uses malloc. */
+		if ((tab = procdesc_arena_zalloc((slot + 1) * sizeof(*tab))) ==
+		    NULL)
 			return;
+		if (rp_nctl > 0)
+			memcpy(tab, rp_ctl, rp_nctl * sizeof(*tab));
+		procdesc_arena_free(rp_ctl, rp_nctl * sizeof(*tab));
 		for (; rp_nctl <= slot; rp_nctl++)
 			tab[rp_nctl] = -1;
 		rp_ctl = tab;
@@ -305,7 +328,7 @@ rp_do_work(void)
 			rp_add_guardian(w->rw_val);
 		else
 			rp_ask(w->rw_val, w->rw_id);
-		free(w);
+		procdesc_arena_free(w, sizeof(*w));
 	}
 }
 
@@ -452,6 +475,25 @@ rp_main(void *arg)
 	return (NULL);
 }
 
+/* The thread, detached, on stack (RP_STACK bytes), or NULL: glibc's. */
+static int
+rp_create(void *stack)
+{
+	pthread_attr_t attr;
+	pthread_t td;
+	int error;
+
+	pthread_attr_init(&attr);
+	if (stack != NULL)
+		pthread_attr_setstack(&attr, stack, RP_STACK);
+	else
+		pthread_attr_setstacksize(&attr, RP_STACK);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	error = pthread_create(&td, &attr, rp_main, NULL);
+	pthread_attr_destroy(&attr);
+	return (error);
+}
+
 /*
  * Start the reaper unless it runs: all signals blocked, so that it never
  * runs an application handler (and RP_KICK stays pending for its
@@ -460,8 +502,6 @@ rp_main(void *arg)
 int
 procdesc_reaper_start(void)
 {
-	pthread_attr_t attr;
-	pthread_t td;
 	sigset_t all, old;
 	int error;
 
@@ -470,13 +510,19 @@ procdesc_reaper_start(void)
 		procdesc_unlock();
 		return (0);
 	}
+#ifdef __GLIBC__
+	if (rp_stack == NULL)
+		rp_stack = procdesc_arena_stack(RP_STACK);
+#endif
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, RP_STACK);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	error = pthread_create(&td, &attr, rp_main, NULL);
-	pthread_attr_destroy(&attr);
+	/*
+	 * glibc's own stack where ours will not do: glibc puts the static
+	 * TLS in a given stack too, and refuses one too small for it (a
+	 * thread sanitizer's TLS is that large).
+	 */
+	if ((error = rp_create(rp_stack)) == EINVAL && rp_stack != NULL)
+		error = rp_create(NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (error == 0)
 		rp_running = true;

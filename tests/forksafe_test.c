@@ -112,8 +112,9 @@ busy_child(void)
  * A pdfork child can use malloc, stdio and pthread_create while other
  * threads of the parent were inside malloc or stdio at the fork.
  */
-T_TC(busy_threads__malloc_stdio, "500 children of a parent whose threads "
-    "hammer malloc and stdio neither hang nor crash")
+T_TC(busy_threads__malloc_stdio, "500 children (50 in an emulated "
+    "guest) of a parent whose threads hammer malloc and stdio neither hang "
+    "nor crash")
 {
 	pthread_t td[NHAMMER];
 	char what[32];
@@ -139,7 +140,7 @@ T_TC(busy_threads__malloc_stdio, "500 children of a parent whose threads "
 	for (i = 0; i < NHAMMER; i++)
 		ATF_REQUIRE(pthread_create(&td[i], NULL, hammer_main,
 		    (void *)(uintptr_t)(i + 1)) == 0);
-	for (i = 0; i < NCHILDREN; i++) {
+	for (i = 0; i < (size_t)t_scaled(NCHILDREN); i++) {
 		pid = pdfork(&fd, 0);
 		if (pid == -1) {
 			atomic_store(&hammer_stop, true);
@@ -626,6 +627,79 @@ T_TC(race__fork_during_pdfork, "fork() in one thread while another is in "
 }
 
 /*
+ * The library's per-child state lives in memory that a fork leaves out of
+ * the child (lib/arena.c, NOTES 2.19): the child of an owner whose
+ * entries were made and some freed must start afresh there, with none of
+ * the parent's blocks on its free lists nor its next block cut over a
+ * live one.  FRESH_OWN children in the owner, every other one collected;
+ * then a fork() child makes FRESH_NEW children (fewer in an emulated
+ * guest), all alive at once, and checks each descriptor's pid and each
+ * one's death by SIGKILL; then the owner's remaining children, untouched.
+ */
+#define	FRESH_OWN	40
+#define	FRESH_NEW	100
+
+/* pdkill(SIGKILL), then the pid and the status through the descriptor. */
+static bool
+fresh_kill(int fd, pid_t pid)
+{
+	pid_t got;
+	int status;
+
+	return (pdgetpid(fd, &got) == 0 && got == pid &&
+	    pdkill(fd, SIGKILL) == 0 &&
+	    pdwait(fd, &status, WEXITED, NULL, NULL) == 0 &&
+	    WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+	    close(fd) == 0);
+}
+
+static void __attribute__((noreturn))
+fresh_child(void)
+{
+	pid_t pid[FRESH_NEW];
+	int fd[FRESH_NEW], i, j, n;
+
+	n = t_scaled(FRESH_NEW);
+	for (i = 0; i < n; i++) {
+		if ((pid[i] = pdfork(&fd[i], 0)) == 0)
+			t_pause();
+		if (pid[i] == -1)
+			_exit(10);
+		for (j = 0; j < i; j++)
+			if (fd[j] == fd[i] || pid[j] == pid[i])
+				_exit(11);
+	}
+	for (i = 0; i < n; i++)
+		if (!fresh_kill(fd[i], pid[i]))
+			_exit(12);
+	_exit(0);
+}
+
+T_TC(fork__child_starts_afresh, "a fork() child of an owner with live and "
+    "collected children makes, signals and collects its own, and the "
+    "owner's are untouched")
+{
+	pid_t pid[FRESH_OWN], fpid;
+	int fd[FRESH_OWN], i, status, bad;
+
+	for (i = 0; i < FRESH_OWN; i++)
+		pid[i] = t_pdfork_pause(&fd[i], 0);
+	for (i = 0; i < FRESH_OWN; i += 2)
+		ATF_REQUIRE(fresh_kill(fd[i], pid[i]));
+	if ((fpid = fork()) == 0)
+		fresh_child();
+	ATF_REQUIRE(fpid > 0);
+	ATF_REQUIRE(waitpid(fpid, &status, 0) == fpid);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the fork child: status %#x", (unsigned)status);
+	for (bad = 0, i = 1; i < FRESH_OWN; i += 2)
+		if (!fresh_kill(fd[i], pid[i]))
+			bad++;
+	ATF_CHECK_MSG(bad == 0, "%d of the owner's children not as they were",
+	    bad);
+}
+
+/*
  * The first pdfork starts the guardian and waits for its hello; fork() in
  * another thread meanwhile must not wait for that.  The guardian is run
  * through a script that says it started (fifo "started") and then waits
@@ -953,6 +1027,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, errno__kept_on_success);
 	ATF_TP_ADD_TC(tp, fallback__raw_clone);
 	ATF_TP_ADD_TC(tp, race__fork_during_pdfork);
+	ATF_TP_ADD_TC(tp, fork__child_starts_afresh);
 	ATF_TP_ADD_TC(tp, race__fork_during_guardian_start);
 	ATF_TP_ADD_TC(tp, sighandler__pdfork);
 	ATF_TP_ADD_TC(tp, sighandler__fork);
