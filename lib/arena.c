@@ -152,7 +152,7 @@ ar_class(size_t size)
 	return (c);
 }
 
-/* A new block of class c, cut from the chunks; ar_mtx held. */
+/* A new block of class c, cut from the chunks; as_mtx held. */
 static void *
 ar_cut(size_t c)
 {
@@ -241,6 +241,19 @@ procdesc_arena_free(void *p, size_t size)
 	ar->as_list[c] = f;
 	pthread_mutex_unlock(&ar->as_mtx);
 	AR_POISON(f, sizeof(*f));
+}
+
+void *
+procdesc_arena_grow(void *p, size_t old, size_t size)
+{
+	void *n;
+
+	if ((n = procdesc_arena_zalloc(size)) == NULL)
+		return (NULL);
+	if (old > 0)
+		memcpy(n, p, old);
+	procdesc_arena_free(p, old);
+	return (n);
 }
 
 void *

@@ -26,6 +26,11 @@ void	*procdesc_arena_zalloc(size_t size) PROCDESC_HIDDEN;
 /* Give back p, of procdesc_arena_zalloc(size); p may be NULL. */
 void	 procdesc_arena_free(void *p, size_t size) PROCDESC_HIDDEN;
 /*
+ * p, of old bytes (NULL if 0), copied into a new block of size bytes, the
+ * rest zero; p given back.  NULL (ENOMEM) leaves p as it was.
+ */
+void	*procdesc_arena_grow(void *p, size_t old, size_t size) PROCDESC_HIDDEN;
+/*
  * A thread stack of size bytes above a guard page, never given back, or
  * NULL (ENOMEM).
  */

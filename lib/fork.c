@@ -330,9 +330,7 @@ fk_sud_fork(pid_t *pidp, int *pidfdp)
 		    0, 0, 0);
 	fk_active = false;
 	sys_rt_sigaction(SIGSYS, &fk_oldsys, NULL);
-	*pidp = pid;
-	if (pid <= 0)
-		*pidfdp = -1;
+	*pidp = pid;		/* *pidfdp: -1 but where the clone wrote it. */
 	return (error);
 }
 #endif

@@ -106,12 +106,9 @@ gt_free_slot(void)
 	if ((tab = realloc(gt_tab, (gt_n + 1) * sizeof(*gt_tab))) == NULL)
 		return (-1);
 	gt_tab = tab;
-	if ((load = procdesc_arena_zalloc((gt_n + 1) * sizeof(*load))) ==
-	    NULL)
+	if ((load = procdesc_arena_grow(gt_load, gt_n * sizeof(*load),
+	    (gt_n + 1) * sizeof(*load))) == NULL)
 		return (-1);
-	if (gt_n > 0)
-		memcpy(load, gt_load, gt_n * sizeof(*load));
-	procdesc_arena_free(gt_load, gt_n * sizeof(*load));
 	gt_load = load;
 	memset(&gt_tab[gt_n], 0, sizeof(gt_tab[gt_n]));
 	gt_tab[gt_n].gd_sock = -1;

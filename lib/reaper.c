@@ -271,12 +271,9 @@ rp_add_guardian(int slot)
 	procdesc_unlock();
 	if (slot >= rp_nctl) {
 		/* The arena's, so that this thread never uses malloc. */
-		if ((tab = procdesc_arena_zalloc((slot + 1) * sizeof(*tab))) ==
-		    NULL)
+		if ((tab = procdesc_arena_grow(rp_ctl, rp_nctl * sizeof(*tab),
+		    (slot + 1) * sizeof(*tab))) == NULL)
 			return;
-		if (rp_nctl > 0)
-			memcpy(tab, rp_ctl, rp_nctl * sizeof(*tab));
-		procdesc_arena_free(rp_ctl, rp_nctl * sizeof(*tab));
 		for (; rp_nctl <= slot; rp_nctl++)
 			tab[rp_nctl] = -1;
 		rp_ctl = tab;
