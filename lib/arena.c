@@ -234,13 +234,16 @@ procdesc_arena_free(void *p, size_t size)
 	}
 	c = ar_class(size);
 	f = p;
-	AR_POISON(p, (size_t)1 << (AR_MINSHIFT + c));
-	AR_UNPOISON(f, sizeof(*f));
+	/*
+	 * Poisoned under the mutex: once it is free, another thread may
+	 * take the block, and a late poisoning would be on its new owner.
+	 */
 	pthread_mutex_lock(&ar->as_mtx);
+	AR_UNPOISON(f, sizeof(*f));
 	f->af_next = ar->as_list[c];
 	ar->as_list[c] = f;
+	AR_POISON(p, (size_t)1 << (AR_MINSHIFT + c));
 	pthread_mutex_unlock(&ar->as_mtx);
-	AR_POISON(f, sizeof(*f));
 }
 
 void *

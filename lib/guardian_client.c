@@ -259,6 +259,37 @@ gc_register(const struct procdesc_ck_req *cr, pid_t pid, int pidfd,
 }
 
 /*
+ * gc_register() from the owner, never blocked for long: the guardian's
+ * control socket holds a send buffer's worth of registrations (a few
+ * hundred), which a burst of creations outruns while the guardian waits
+ * for a CPU on a busy machine.  So wait for room, but not past
+ * PG_REPLY_MS in all, after which a guardian that still takes nothing is
+ * stalled (EAGAIN): one stopped must not hang its owner.
+ */
+static int
+gc_register_owner(const struct procdesc_ck_req *cr, pid_t pid, int pidfd,
+    uint32_t pgflags)
+{
+	struct pollfd pfd;
+	int64_t end, left;
+	int error;
+
+	end = 0;
+	while ((error = gc_register(cr, pid, pidfd, pgflags,
+	    MSG_DONTWAIT)) == EAGAIN || error == EINTR) {
+		if (end == 0)
+			end = procdesc_now() + PG_REPLY_MS * PROCDESC_NS_PER_MS;
+		if ((left = end - procdesc_now()) <= 0)
+			break;
+		pfd.fd = cr->cr_ctl;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, (int)(left / PROCDESC_NS_PER_MS) + 1) == 0)
+			break;
+	}
+	return (error == EINTR ? EAGAIN : error);
+}
+
+/*
  * A fork child's wait for the parent's byte (gc_start()).  EOF says the
  * parent died before sending it.  But a fork(2) in another thread of the
  * parent meanwhile copies go's write end, and that copy would hold the EOF
@@ -331,10 +362,10 @@ gc_child(const struct procdesc_ck_req *cr)
 
 /*
  * The parent's half of registering its new child: after fork, make the
- * pair (gc_prepare()) and send the registration, never waiting (a
- * guardian whose queue is full takes no child: EAGAIN); count the child
- * in its guardian.  Nothing waits for the
- * guardian.  The child runs once gc_start() lets it.
+ * pair (gc_prepare()) and send the registration, waiting only for room
+ * in a full queue (gc_register_owner()); count the child in its
+ * guardian.  Nothing waits for the guardian's answer.  The child runs
+ * once gc_start() lets it.
  */
 static int
 gc_adopt(struct procdesc_ck_req *cr, pid_t pid, int pidfd,
@@ -344,7 +375,7 @@ gc_adopt(struct procdesc_ck_req *cr, pid_t pid, int pidfd,
 
 	error = 0;
 	if (!cr->cr_spawn && (error = gc_socketpair(cr)) == 0)
-		error = gc_register(cr, pid, pidfd, PG_CHILD, MSG_DONTWAIT);
+		error = gc_register_owner(cr, pid, pidfd, PG_CHILD);
 	/* Only the guardian holds B now, or will, from the message. */
 	gc_close(&cr->cr_peer);
 	gc_close(&cr->cr_spare);
@@ -405,7 +436,7 @@ gc_open(pid_t pid, int pidfd, int pdflags, struct procdesc_ck_req *cr,
 
 	if ((error = gc_pair(cr, pdflags, procdesc_desc_new_id())) != 0)
 		return (error);
-	if ((error = gc_register(cr, pid, pidfd, 0, MSG_DONTWAIT)) != 0)
+	if ((error = gc_register_owner(cr, pid, pidfd, 0)) != 0)
 		error = (error == EAGAIN) ? EAGAIN : ESRCH;
 	close(cr->cr_peer);
 	if (error == 0 && (error = procdesc_guardian_recv(cr->cr_fd,

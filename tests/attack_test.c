@@ -1401,6 +1401,83 @@ T_TC(guardian_fault__held, "a guardian that reads nothing takes no child "
 }
 
 /*
+ * In a helper: hold guardian g in a ptrace stop until its owner sleeps
+ * in poll(2), which only a full queue makes pdfork do, then let it go.
+ * Says 'h' on out once it holds it, 'r' once it let it go.
+ */
+static int
+a_hold_until_waited(pid_t g, pid_t owner, int out)
+{
+	int64_t deadline;
+	int status;
+
+	if (ptrace(PTRACE_SEIZE, g, NULL, NULL) == -1 ||
+	    ptrace(PTRACE_INTERRUPT, g, NULL, NULL) == -1 ||
+	    waitpid(g, &status, __WALL) != g || !WIFSTOPPED(status))
+		return (1);
+	t_child_write(out, "h", 1);
+	deadline = a_now_ms() + T_LONG_MS;
+	while (!t_task_in_poll(owner, owner))
+		if (a_now_ms() > deadline)
+			return (2);
+	if (ptrace(PTRACE_DETACH, g, NULL, NULL) == -1)
+		return (3);
+	t_child_write(out, "r", 1);
+	return (0);
+}
+
+/*
+ * A guardian that is only behind (held, then let go, as a busy machine
+ * would keep it from a CPU) makes the pdfork that finds its queue full
+ * wait for room, not fail: a burst of creations outruns any guardian.
+ */
+T_TC(guardian_fault__behind, "a pdfork that finds its guardian's queue "
+    "full waits for room")
+{
+	static int fd[A_NHELD];
+	int i, n, p[2], err;
+	pid_t g, h, pid;
+	char c;
+
+	if (geteuid() != 0)
+		atf_tc_skip("needs root to hold the guardian with ptrace");
+	ATF_REQUIRE(t_pdfork_pause(&fd[0], 0) > 0);
+	ATF_REQUIRE_MSG((g = t_guardian_pid()) > 0, "no guardian found");
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	ATF_REQUIRE((h = fork()) >= 0);
+	if (h == 0)
+		_exit(a_hold_until_waited(g, getppid(), p[1]));
+	ATF_REQUIRE(close(p[1]) == 0);
+	/* read(2), not poll(2), which the helper waits for. */
+	ATF_REQUIRE_MSG(read(p[0], &c, 1) == 1 && c == 'h',
+	    "the helper could not hold the guardian");
+	ATF_REQUIRE(fcntl(p[0], F_SETFL, O_NONBLOCK) == 0);
+	err = 0;
+	pid = 0;
+	for (n = 1; n < A_NHELD; ) {
+		if ((pid = pdfork(&fd[n], 0)) == 0)
+			t_pause();
+		if (pid == -1) {
+			err = errno;
+			break;
+		}
+		n++;
+		if (read(p[0], &c, 1) == 1)
+			break;
+	}
+	ATF_CHECK_MSG(pid > 0, "pdfork %d with the guardian behind: %s", n,
+	    strerror(err));
+	ATF_CHECK_MSG(n < A_NHELD, "%d pdforks never filled the queue", n);
+	ATF_CHECK_EQ_MSG(t_reap(h), 0, "the helper failed (see its code)");
+	for (i = 0; i < n; i++) {
+		ATF_CHECK(pdkill(fd[i], SIGKILL) == 0);
+		ATF_CHECK(pdwait(fd[i], NULL, WEXITED, NULL, NULL) == 0);
+		ATF_REQUIRE(close(fd[i]) == 0);
+	}
+	ATF_REQUIRE(close(p[0]) == 0);
+}
+
+/*
  * 7: the guardian owes its owner nothing: checks of guardian g (of a
  * process whose session and group are ours) through /proc.
  */
@@ -1681,6 +1758,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, guardian_fault__killed);
 	ATF_TP_ADD_TC(tp, guardian_fault__stopped);
 	ATF_TP_ADD_TC(tp, guardian_fault__held);
+	ATF_TP_ADD_TC(tp, guardian_fault__behind);
 	ATF_TP_ADD_TC(tp, guardian_hygiene);
 	ATF_TP_ADD_TC(tp, setuid_owner);
 	return (atf_no_error());

@@ -459,33 +459,16 @@ ex_release_main(void *arg)
 {
 	struct timespec tick = { 0, 1000 * 1000 };
 	struct ex_release *er;
-	char path[64], buf[64];
 	sigset_t set;
-	long nr;
-	int fd, i;
-	ssize_t n;
+	int i;
 
 	er = arg;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	(void)pthread_sigmask(SIG_BLOCK, &set, NULL);
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
-	    (int)er->er_tid);
-	for (i = 0; i < T_LONG_MS; i++) {
-		if ((fd = open(path, O_RDONLY)) == -1)
-			break;
-		n = read(fd, buf, sizeof(buf) - 1);
-		(void)close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		nr = strtol(buf, NULL, 10);
-#ifdef SYS_poll
-		if (nr == SYS_poll)
-			break;
-#endif
-		if (nr == SYS_ppoll)	/* poll(2) on arm64 */
-			break;
+	for (i = 0; i < T_LONG_MS && !t_task_in_poll(getpid(), er->er_tid);
+	    i++)
 		(void)nanosleep(&tick, NULL);
-	}
 	(void)close(er->er_fd);
 	return (NULL);
 }

@@ -750,14 +750,18 @@ static int
 burst_run(int (*fn)(void))
 {
 	pid_t w;
-	int code;
+	int code, st;
 
 	ATF_REQUIRE((w = fork()) >= 0);
 	if (w == 0) {
 		burst_nofile();
 		_exit(fn());
 	}
-	code = t_reap(w);
+	ATF_REQUIRE(waitpid(w, &st, 0) == w);
+	if (WIFSIGNALED(st))
+		fprintf(stderr, "the worker died of signal %d\n",
+		    WTERMSIG(st));
+	code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	if (code == 2)
 		atf_tc_skip("cannot raise RLIMIT_NOFILE to %d",
 		    4 * BURST_N + 256);
@@ -778,13 +782,18 @@ burst_closes(void)
 	for (i = 0; i < nb; i++)
 		if ((pid = pdfork(&fd[i], PD_CLOEXEC)) == 0)
 			_exit(0);
-		else if (pid == -1)
+		else if (pid == -1) {
+			fprintf(stderr, "pdfork %d of %d: %s\n", i, nb,
+			    strerror(errno));
 			return (10);
+		}
 	for (i = 0; i < nb; i++) {
 		pfd.fd = fd[i];
 		pfd.events = POLLHUP;
-		if (poll(&pfd, 1, T_LONG_MS) != 1)
+		if (poll(&pfd, 1, T_LONG_MS) != 1) {
+			fprintf(stderr, "child %d of %d: no POLLHUP\n", i, nb);
 			return (11);
+		}
 	}
 	for (i = 0; i < nb; i++)
 		(void)close(fd[i]);
@@ -801,7 +810,10 @@ T_TC(burst__closes_reach_owner, "every child of a burst of last closes "
     "is reaped")
 {
 
-	ATF_CHECK_EQ_MSG(burst_run(burst_closes), 0, "see burst_closes()");
+	int code;
+
+	code = burst_run(burst_closes);
+	ATF_CHECK_EQ_MSG(code, 0, "burst_closes() gave %d", code);
 }
 
 /* A fork copy, a holder, learns every exit of a burst of kills. */

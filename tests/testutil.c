@@ -258,6 +258,23 @@ t_proc_status(pid_t pid, const char *key, char *buf, size_t len)
 	return (found);
 }
 
+/* The first line of thread tid's /proc file name in buf: false if none. */
+static bool
+t_task_line(pid_t pid, pid_t tid, const char *name, char *buf, int size)
+{
+	char path[64];
+	FILE *fp;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid,
+	    (int)tid, name);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (false);
+	ok = (fgets(buf, size, fp) != NULL);
+	fclose(fp);
+	return (ok);
+}
+
 /*
  * Thread tid of process pid is asleep: state 'S' in its stat and a wait
  * channel.  The state alone is not enough: poll(2) and waitid(2) set
@@ -267,29 +284,33 @@ t_proc_status(pid_t pid, const char *key, char *buf, size_t len)
 bool
 t_task_asleep(pid_t pid, pid_t tid)
 {
-	char path[64], buf[256], *p;
-	FILE *fp;
-	bool s;
+	char buf[256], *p;
 
-	s = false;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
-	    (int)tid);
-	if ((fp = fopen(path, "re")) != NULL) {
-		if (fgets(buf, sizeof(buf), fp) != NULL &&
-		    (p = strrchr(buf, ')')) != NULL && p[1] == ' ')
-			s = (p[2] == 'S');
-		fclose(fp);
-	}
-	if (!s)
+	if (!t_task_line(pid, tid, "stat", buf, sizeof(buf)) ||
+	    (p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] != 'S')
 		return (false);
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", (int)pid,
-	    (int)tid);
-	if ((fp = fopen(path, "re")) == NULL)
+	return (t_task_line(pid, tid, "wchan", buf, sizeof(buf)) &&
+	    buf[0] != '\0' && strcmp(buf, "0") != 0);
+}
+
+/*
+ * Whether thread tid of process pid is in poll(2) now, as its syscall
+ * file says (ppoll on arm64, which has no poll).
+ */
+bool
+t_task_in_poll(pid_t pid, pid_t tid)
+{
+	char buf[64];
+	long nr;
+
+	if (!t_task_line(pid, tid, "syscall", buf, sizeof(buf)))
 		return (false);
-	if (fgets(buf, sizeof(buf), fp) == NULL)
-		buf[0] = '\0';
-	fclose(fp);
-	return (buf[0] != '\0' && strcmp(buf, "0") != 0);
+	nr = strtol(buf, NULL, 10);
+#ifdef SYS_poll
+	if (nr == SYS_poll)
+		return (true);
+#endif
+	return (nr == SYS_ppoll);
 }
 
 /* The thread is asleep within ms.  No sleeping here: look, yield, look. */

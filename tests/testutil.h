@@ -93,6 +93,7 @@ int	t_nsentries(void);
 int	t_reap(pid_t pid);
 bool	t_proc_status(pid_t pid, const char *key, char *buf, size_t len);
 bool	t_task_asleep(pid_t pid, pid_t tid);
+bool	t_task_in_poll(pid_t pid, pid_t tid);
 bool	t_task_sleeping(pid_t pid, pid_t tid, int ms);
 int	t_scale(void);
 int	t_scaled(int n);
