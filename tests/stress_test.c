@@ -750,18 +750,14 @@ static int
 burst_run(int (*fn)(void))
 {
 	pid_t w;
-	int code, st;
+	int code;
 
 	ATF_REQUIRE((w = fork()) >= 0);
 	if (w == 0) {
 		burst_nofile();
 		_exit(fn());
 	}
-	ATF_REQUIRE(waitpid(w, &st, 0) == w);
-	if (WIFSIGNALED(st))
-		fprintf(stderr, "the worker died of signal %d\n",
-		    WTERMSIG(st));
-	code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	code = t_reap(w);
 	if (code == 2)
 		atf_tc_skip("cannot raise RLIMIT_NOFILE to %d",
 		    4 * BURST_N + 256);

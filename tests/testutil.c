@@ -328,13 +328,19 @@ t_task_sleeping(pid_t pid, pid_t tid, int ms)
 	return (true);
 }
 
-/* Wait for a helper we forked: its exit status, or -1 if it did not exit. */
+/*
+ * Wait for a helper we forked: its exit status, or -1 if it did not exit
+ * (the signal that killed it is said on stderr).
+ */
 int
 t_reap(pid_t pid)
 {
 	int status;
 
 	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "helper %d died of signal %d\n", (int)pid,
+		    WTERMSIG(status));
 	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
