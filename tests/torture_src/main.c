@@ -206,6 +206,7 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("torture: seed %" PRIu64 ", %d threads, %d s\n", tt_seed,
 	    tt_nthreads, tt_seconds);
+	tt_signals_reset();
 	/* Only the workers take the timer's signal. */
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);

@@ -656,12 +656,35 @@ tt_op(struct tthread *t, enum tt_op op)
 	}
 }
 
+/*
+ * No call of the library, nor anything the handler did meanwhile, leaves
+ * the thread's signal mask other than it found it: a signal it blocked
+ * would stay blocked in every child made after.
+ */
+static void
+tt_mask_kept(struct tthread *t, enum tt_op op, const sigset_t *want)
+{
+	sigset_t cur;
+	int sig;
+
+	pthread_sigmask(SIG_SETMASK, NULL, &cur);
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sigismember(&cur, sig) != sigismember(want, sig)) {
+			tt_fail(t, "%s left signal %d %s", tt_opname[op], sig,
+			    sigismember(&cur, sig) ? "blocked" : "unblocked");
+			pthread_sigmask(SIG_SETMASK, want, NULL);
+			return;
+		}
+	}
+}
+
 /* A worker: random operations until the deadline, then end them all. */
 void *
 tt_worker(void *arg)
 {
 	struct tthread *t;
-	sigset_t alrm;
+	sigset_t alrm, mask;
+	enum tt_op op;
 	int i;
 
 	t = arg;
@@ -670,9 +693,12 @@ tt_worker(void *arg)
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
 	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
-	while (!atomic_load(&tt_stop) && tt_now() < tt_deadline)
-		tt_op(t, tt_draw[tt_rand(t, sizeof(tt_draw) /
-		    sizeof(tt_draw[0]))]);
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	while (!atomic_load(&tt_stop) && tt_now() < tt_deadline) {
+		op = tt_draw[tt_rand(t, sizeof(tt_draw) / sizeof(tt_draw[0]))];
+		tt_op(t, op);
+		tt_mask_kept(t, op, &mask);
+	}
 	for (i = 0; i < TT_NLIVE; i++)
 		tt_finish(t, &t->ch[i]);
 	for (i = 0; i < TT_NORPHAN; i++)

@@ -165,6 +165,7 @@ int64_t	tt_now(void);
 uint64_t tt_mix(uint64_t *);
 unsigned int tt_rand(struct tthread *, unsigned int);
 int	tt_randsig(struct tthread *);
+void	tt_signals_reset(void);
 uint64_t tt_sigbit(int);
 const char *tt_st(int, char *, size_t);
 const char *tt_want(const struct tchild *, char *, size_t);

@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,6 +83,25 @@ tt_randsig(struct tthread *t)
 {
 
 	return (tt_sigs[tt_rand(t, sizeof(tt_sigs) / sizeof(tt_sigs[0]))]);
+}
+
+/*
+ * The signals the children are killed with take their default action,
+ * and none is blocked, whatever we inherited: under nohup(1), say,
+ * SIGHUP comes ignored, and every child raising or sent it would
+ * survive it (exit 126, or a wait for ever).
+ */
+void
+tt_signals_reset(void)
+{
+	sigset_t none;
+	size_t i;
+
+	for (i = 0; i < sizeof(tt_sigs) / sizeof(tt_sigs[0]); i++)
+		if (tt_sigs[i] != SIGKILL)
+			signal(tt_sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
 uint64_t
