@@ -597,10 +597,11 @@ T_TC(race__fork_during_pdfork, "fork() in one thread while another is in "
     "pdfork: the fork child's pdfork neither hangs nor fails")
 {
 	pthread_t td;
-	siginfo_t si;
+	siginfo_t si, first;
 	int i, hung, failed, w;
 	pid_t pid;
 
+	memset(&first, 0, sizeof(first));
 	atomic_store(&race_stop, false);
 	ATF_REQUIRE(pthread_create(&td, NULL, race_pdforker, NULL) == 0);
 	hung = failed = 0;
@@ -615,15 +616,18 @@ T_TC(race__fork_during_pdfork, "fork() in one thread while another is in "
 		}
 		memset(&si, 0, sizeof(si));
 		ATF_REQUIRE(waitid(P_PID, (id_t)pid, &si, WEXITED) == 0);
-		if (si.si_code != CLD_EXITED || si.si_status != 0)
-			failed++;
+		if ((si.si_code != CLD_EXITED || si.si_status != 0) &&
+		    failed++ == 0)
+			first = si;
 		(void)close(w);
 	}
 	atomic_store(&race_stop, true);
 	ATF_REQUIRE(pthread_join(td, NULL) == 0);
 	ATF_CHECK_MSG(hung == 0, "a fork child hung in pdfork (fork %d)", i);
-	ATF_CHECK_MSG(failed == 0, "%d of %d fork children failed", failed,
-	    i);
+	/* race_child()'s exit code says which step failed. */
+	ATF_CHECK_MSG(failed == 0, "%d of %d fork children failed, the "
+	    "first with %s %d", failed, i, first.si_code == CLD_EXITED ?
+	    "exit code" : "signal", first.si_status);
 }
 
 /*

@@ -42,5 +42,16 @@ bad=$((broken + failed))
 skipped=$((skipped + xfail))
 passed=$((total - skipped - bad))
 [ "$total" -eq 0 ] && bad=$((bad + 1))
+# What a failed or broken case printed, so that a CI log shows why.
+if [ "$bad" -gt 0 ]; then
+	kyua --logfile="$log" report --results-file="$db" --verbose \
+	    --results-filter=broken,failed 2>&1 | awk '
+	    /^===> Failed tests/ { exit }
+	    /^===> / { show = ($0 !~ /Execution context/) }
+	    /^Metadata:/ { meta = 1; next }
+	    meta && /^    / { next }
+	    { meta = 0 }
+	    show' | head -n 200
+fi
 echo "$passed passed, $bad failed, $skipped skipped"
 [ "$bad" -eq 0 ] && [ "$status" -eq 0 ]
